@@ -1,0 +1,79 @@
+// The contract of the native addon (native/napi). Only lib/binding.ts loads it; every other
+// module talks to the core through these signatures.
+
+/** Opaque handles owned by the addon. */
+export interface NativeFileHandle { readonly __tetFile: unique symbol }
+export interface NativeWriterHandle { readonly __tetWriter: unique symbol }
+export interface NativeCancelToken { readonly __tetCancel: unique symbol }
+
+export interface NativeDataset {
+  name: string; dtype: number; ndim: number;
+  shape: number[]; chunkShape: number[]; grid: number[];
+  chunkCount: number; elementCount: number; logicalBytes: number; storedBytes: number;
+  rawChunks: number; zstdChunks: number;
+}
+
+export interface NativeCatalog {
+  fileLen: number;
+  flags: number;
+  chunkIndexOffset: number;
+  chunkIndexLength: number;
+  execution: { memoryBudgetPercentBps: number; memoryBudgetBytes: number };
+  datasets: NativeDataset[];
+  footer: { present: boolean; historyJson: string; metadataJson: string; metadataSpilled: boolean;
+            payloadLimit: number };
+}
+
+export type NativeValues = Float64Array | BigInt64Array | BigUint64Array | Uint8Array;
+
+export interface NativeExecStats {
+  strategy: number;      // tet::Strategy
+  ioMode: number;        // tet::IoMode
+  threadsUsed: number;
+  simd: string;
+  chunksRead: number;
+  storedBytesRead: number;
+  spillBytes: number;
+  seconds: number;
+}
+
+export interface NativeQueryResult {
+  reducedShape: number[];
+  values: NativeValues;            // see tet::QueryResult
+  histEdges: Float64Array;         // empty unless scalar histogram
+  covOrder: number;
+  /** Dtype-native preview: Float32Array (f32, f16), Float64Array, Int32Array, BigInt64Array, ... */
+  preview: ArrayBufferView;
+  stats: NativeExecStats;
+}
+
+export interface NativeVerifyFinding {
+  severity: 'error' | 'warning';
+  code: string;            // TET_* error code
+  recommendation: string;  // e.g. 'footer_invalid', '' when none
+  message: string;
+}
+
+export interface NativeBinding {
+  openFile(path: string, verifyFooter: boolean): Promise<NativeFileHandle>;
+  openFileSync(path: string, verifyFooter: boolean): NativeFileHandle;
+  catalog(file: NativeFileHandle): NativeCatalog;
+  /** plan: bytes per native/include/tet/plan.h. Rejects with an Error carrying `code`. */
+  execute(file: NativeFileHandle, plan: Uint8Array, cancel: NativeCancelToken | null): Promise<NativeQueryResult>;
+  closeFile(file: NativeFileHandle): void;
+  createCancelToken(): NativeCancelToken;
+  cancel(token: NativeCancelToken): void;
+  /** Decode tiles [first, first+count) of every dataset in index order; findings, never throws for bad tiles. */
+  verifyTiles(file: NativeFileHandle, first: number, count: number): Promise<NativeVerifyFinding[]>;
+  hostInfo(): { cores: number; totalRamBytes: number; availableRamBytes: number; simd: string; buildFlags: string };
+
+  writerCreate(path: string): NativeWriterHandle;
+  writerSetExecution(w: NativeWriterHandle, percentBps: number, bytes: number): void;
+  writerAddDataset(w: NativeWriterHandle, spec: { name: string; dtype: number; shape: number[];
+    chunkShape: number[]; codec: number; level: number }): number;
+  /** Compresses (when asked) and writes off the JS thread. */
+  writerWriteChunk(w: NativeWriterHandle, datasetId: number, coords: number[], data: Uint8Array): Promise<void>;
+  writerSetFooter(w: NativeWriterHandle, historyArrayJson: string, metadataObjectJson: string): void;
+  writerCommit(w: NativeWriterHandle): Promise<void>;
+  writerAbort(w: NativeWriterHandle): void;
+}

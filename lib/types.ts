@@ -1,0 +1,95 @@
+// Public data types of the SDK (no runtime code). Shared by every lib/ module.
+
+export type DTypeName = 'f32' | 'f64' | 'i32' | 'i64' | 'u8' | 'u16' | 'i16' | 'u32' | 'f16' | 'u64';
+
+/** Wire tags of layout v1, index = tag. */
+export const DTYPE_BY_TAG: readonly (DTypeName | undefined)[] = [
+  undefined, 'f32', 'f64', 'i32', 'i64', 'u8', 'u16', 'i16', 'u32', 'f16', 'u64',
+];
+export const DTYPE_TAG: Readonly<Record<DTypeName, number>> = {
+  f32: 1, f64: 2, i32: 3, i64: 4, u8: 5, u16: 6, i16: 7, u32: 8, f16: 9, u64: 10,
+};
+export const DTYPE_SIZE: Readonly<Record<DTypeName, number>> = {
+  f32: 4, f64: 8, i32: 4, i64: 8, u8: 1, u16: 2, i16: 2, u32: 4, f16: 2, u64: 8,
+};
+
+/** The typed array a dtype reads into (f16 widens to Float32Array). */
+export type TypedArrayFor<D extends DTypeName> = D extends 'f32' | 'f16' ? Float32Array
+  : D extends 'f64' ? Float64Array : D extends 'i32' ? Int32Array : D extends 'i64' ? BigInt64Array
+  : D extends 'u8' ? Uint8Array : D extends 'u16' ? Uint16Array : D extends 'i16' ? Int16Array
+  : D extends 'u32' ? Uint32Array : BigUint64Array;
+export type TetTypedArray = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array
+  | Uint16Array | Int16Array | Uint32Array | BigUint64Array;
+
+export type CodecName = 'raw' | 'zstd';
+
+export interface DatasetInfo {
+  name: string;
+  id: number;
+  dtype: DTypeName;
+  shape: number[];
+  chunkShape: number[];
+  /** Chunks per axis. */
+  grid: number[];
+  chunkCount: number;
+  /** Chunk count per codec actually present. */
+  codecs: { raw: number; zstd: number };
+  logicalBytes: number;
+  storedBytes: number;
+}
+
+/** TIDX header execution settings (0 = engine default). */
+export interface FileExecution {
+  memory_budget_percent_bps: number;
+  memory_budget_bytes: number;
+}
+
+export interface HistoryRow {
+  op: string;
+  source: string;
+  at: string;
+  parents?: unknown[];
+  params?: Record<string, unknown>;
+}
+
+export interface CoordLabels { labels: (string | number)[] }
+
+export interface DatasetMetadata {
+  dim_names?: string[];
+  /** Keyed by dimension name or decimal axis index. */
+  coords?: Record<string, CoordLabels>;
+  attrs?: Record<string, unknown>;
+}
+
+export interface FileMetadata {
+  datasets?: Record<string, DatasetMetadata>;
+  [key: string]: unknown;
+}
+
+/** One axis of a selection; null/undefined = default (whole axis, step 1). */
+export interface AxisSelection {
+  start?: number | null;
+  stop?: number | null;
+  step?: number | null;
+}
+
+export interface HostInfo {
+  cores: number;
+  totalRamBytes: number;
+  availableRamBytes: number;
+  simd: string;
+  buildFlags: string;
+}
+
+/**
+ * What the query layer needs from an open file (implemented by TetFile). Keeps lib/query
+ * independent of the TetFile class.
+ */
+export interface QueryTarget {
+  readonly path: string;
+  readonly datasets: readonly DatasetInfo[];
+  readonly metadata: FileMetadata;
+  readonly fileExecution: FileExecution;
+  /** Opaque native handle (lib/native.ts). */
+  readonly native: unknown;
+}

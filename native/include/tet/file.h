@@ -1,0 +1,51 @@
+// A .tet v1 file opened read-only. open() maps the file, parses and validates every
+// structure (bounds-checked, overflow-safe) and builds the chunk lookup once.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "tet/chunk_source.h"
+
+namespace tet {
+
+struct OpenOptions {
+  bool verify_footer = true;  // a corrupt footer is an error (tet repair opens with false)
+};
+
+class File : public ChunkSource {
+ public:
+  static std::shared_ptr<File> open(const std::string& path, const OpenOptions& opts = {});
+  // Parse an in-memory image (used by fuzzers and tests). The buffer must outlive the File.
+  static std::shared_ptr<File> from_memory(const uint8_t* data, uint64_t len, const OpenOptions& opts = {});
+  ~File() override;
+
+  const Catalog& catalog() const override { return catalog_; }
+  TileView tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint8_t>& scratch) const override;
+
+  // Checks the file still has the length it had at open (guards against truncation).
+  void check_unchanged() const;
+  const std::string& path() const { return path_; }
+  const uint8_t* base() const { return base_; }
+
+ private:
+  File() = default;
+  std::string path_;
+  int fd_ = -1;
+  const uint8_t* base_ = nullptr;
+  uint64_t len_ = 0;
+  bool owns_mapping_ = false;
+  Catalog catalog_;
+};
+
+// Parse and validate a whole file image into a Catalog (throws tet::Error).
+Catalog parse_catalog(const uint8_t* data, uint64_t len, const OpenOptions& opts);
+
+// Decode one stored payload into `out` (resized to entry.raw_byte_len).
+void decode_payload(const ChunkEntry& entry, const uint8_t* stored, std::vector<uint8_t>& out,
+                    const std::string& context);
+
+// IEEE half -> float, exact for all 65536 bit patterns.
+float f16_to_f32(uint16_t h);
+uint16_t f32_to_f16(float f);  // round to nearest even
+
+}  // namespace tet

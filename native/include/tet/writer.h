@@ -1,0 +1,45 @@
+// Streaming .tet v1 writer: datasets are declared up front (so the index size is known),
+// tiles arrive in any order and go straight to a temp file beside the target; commit()
+// fills in superblock + directory + index (+ footer), fsyncs and renames. Memory stays
+// O(index), not O(data). Tiles given in grid order reproduce the reference writer's bytes.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tet/catalog.h"
+
+namespace tet {
+
+enum class CodecChoice : uint32_t { Raw = 0, Zstd = 1, Auto = 2 };
+
+struct DatasetSpec {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<uint64_t> shape, chunk_shape;
+  CodecChoice codec = CodecChoice::Raw;
+  int zstd_level = 3;
+};
+
+class Writer {
+ public:
+  static std::unique_ptr<Writer> create(const std::string& path);
+  ~Writer();  // aborts when not committed
+  void set_execution(const FileExecution& e);
+  uint32_t add_dataset(const DatasetSpec& spec);  // returns dataset id
+  // `data` holds the clipped tile at `coords`, dtype-native little-endian, row-major.
+  void write_chunk(uint32_t dataset_id, const std::vector<uint64_t>& coords, const uint8_t* data, uint64_t len);
+  // Footer JSON object text ({"history":[...],"metadata":{...}}); empty = no footer.
+  // Metadata over 64 KiB is spilled (metadata_ref) by the writer.
+  void set_footer(const std::string& history_array_json, const std::string& metadata_object_json);
+  void commit();
+  void abort();
+
+ private:
+  Writer() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tet
