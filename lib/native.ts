@@ -65,6 +65,11 @@ export interface NativeBinding {
   cancel(token: NativeCancelToken): void;
   /** Decode tiles [first, first+count) of every dataset in index order; findings, never throws for bad tiles. */
   verifyTiles(file: NativeFileHandle, first: number, count: number): Promise<NativeVerifyFinding[]>;
+  /**
+   * `tet repair --apply footer_invalid`: atomically rewrites the file without its (corrupt)
+   * footer and with flags bit 1 cleared. Resolves with the new file length.
+   */
+  repairFooter(path: string): Promise<{ newLength: number }>;
   hostInfo(): { cores: number; totalRamBytes: number; availableRamBytes: number; simd: string; buildFlags: string };
 
   writerCreate(path: string): NativeWriterHandle;

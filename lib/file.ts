@@ -1,0 +1,210 @@
+// An open .tet file: catalog, footer metadata/history, element reads and queries. The native
+// handle is read-only and shared by concurrent reads; close() only stops new work.
+import { binding } from './binding';
+import { TetError, TetQueryError, toTetError } from './errors';
+import type { NativeCatalog, NativeFileHandle } from './native';
+import { encodePlan } from './plan/encode';
+import { resolveSelection } from './plan/selection';
+import { planQuery, runQuery } from './query';
+import type { SelectionAxisWire } from './query/document';
+import {
+  DTYPE_BY_TAG, type DatasetInfo, type FileExecution, type FileMetadata,
+  type HistoryRow, type QueryTarget, type TetTypedArray,
+} from './types';
+
+export interface OpenOptions {
+  /** Reject a corrupt history footer (default true). `tet repair` opens with false. */
+  verifyFooter?: boolean;
+}
+
+export interface ReadResult<A extends TetTypedArray = TetTypedArray> {
+  /** Row-major values of the selection; f16 widens to Float32Array, i64/u64 are BigInt arrays. */
+  data: A;
+  /** Number of selected positions per axis. */
+  shape: number[];
+}
+
+/** Raw footer facts, for `tet info` / `tet verify`. */
+export interface FooterInfo {
+  present: boolean;
+  metadataSpilled: boolean;
+  /** Payloads end at or before this offset. */
+  payloadLimit: number;
+  historyJson: string;
+}
+
+export interface FileLayout {
+  fileLen: number;
+  flags: number;
+  chunkIndexOffset: number;
+  chunkIndexLength: number;
+  footer: FooterInfo;
+}
+
+type QueryInput = Parameters<typeof runQuery>[1];
+type QueryOptions = Parameters<typeof runQuery>[2];
+
+export async function open(path: string, opts: OpenOptions = {}): Promise<TetFile> {
+  let handle: NativeFileHandle;
+  try {
+    handle = await binding().openFile(path, opts.verifyFooter ?? true);
+  } catch (err) {
+    throw toTetError(err);
+  }
+  return new TetFile(path, handle);
+}
+
+export function openSync(path: string, opts: OpenOptions = {}): TetFile {
+  let handle: NativeFileHandle;
+  try {
+    handle = binding().openFileSync(path, opts.verifyFooter ?? true);
+  } catch (err) {
+    throw toTetError(err);
+  }
+  return new TetFile(path, handle);
+}
+
+export class TetFile implements QueryTarget {
+  readonly path: string;
+  readonly datasets: readonly DatasetInfo[];
+  /** Resolved footer metadata ({} when the file has none). */
+  readonly metadata: FileMetadata;
+  /** Footer history; legacy [op, source, at] rows are normalised to objects. */
+  readonly history: readonly HistoryRow[];
+  readonly fileExecution: FileExecution;
+  readonly layout: FileLayout;
+  private handle: NativeFileHandle | null;
+
+  /** Use open() / openSync(). */
+  constructor(path: string, handle: NativeFileHandle) {
+    this.path = path;
+    this.handle = handle;
+    const catalog = wrapNative(() => binding().catalog(handle));
+    this.datasets = Object.freeze(catalog.datasets.map(datasetInfoOf));
+    this.fileExecution = {
+      memory_budget_percent_bps: catalog.execution.memoryBudgetPercentBps,
+      memory_budget_bytes: catalog.execution.memoryBudgetBytes,
+    };
+    const footer = parseFooter(catalog);
+    this.metadata = footer.metadata;
+    this.history = Object.freeze(footer.history);
+    this.layout = {
+      fileLen: catalog.fileLen, flags: catalog.flags, chunkIndexOffset: catalog.chunkIndexOffset,
+      chunkIndexLength: catalog.chunkIndexLength,
+      footer: {
+        present: catalog.footer.present, metadataSpilled: catalog.footer.metadataSpilled,
+        payloadLimit: catalog.footer.payloadLimit, historyJson: catalog.footer.historyJson,
+      },
+    };
+  }
+
+  /** The native handle (lib/native.ts); throws TET_IO_CLOSED after close(). */
+  get native(): NativeFileHandle {
+    if (!this.handle) throw new TetError('TET_IO_CLOSED', `${this.path} is closed`);
+    return this.handle;
+  }
+
+  get closed(): boolean {
+    return this.handle === null;
+  }
+
+  dataset(name: string): DatasetInfo {
+    const found = this.datasets.find((d) => d.name === name);
+    if (!found) {
+      const names = this.datasets.map((d) => JSON.stringify(d.name)).join(', ') || 'none';
+      throw new TetQueryError('TET_QUERY_UNKNOWN_DATASET', `dataset ${JSON.stringify(name)} not found in ${this.path} (datasets: ${names})`);
+    }
+    return found;
+  }
+
+  /**
+   * Reads a selection (one entry per axis: start/stop/step, or start_label/stop_label; stop
+   * clamps to the axis length; omit for the whole dataset) into the dataset's natural typed
+   * array, row-major. Bad selections throw TetQueryError.
+   */
+  async read(name: string, selection?: readonly (SelectionAxisWire | null)[]): Promise<ReadResult> {
+    const ds = this.dataset(name);
+    const box = resolveSelection(selection ?? null, ds.shape, this.metadata.datasets?.[name]);
+    const plan = encodePlan({
+      datasetId: ds.id, start: box.axes.map((r) => r.start), step: box.axes.map((r) => r.step), count: box.shape,
+      op: 'none', reduceAxes: [], strategy: 'capped_in_memory', ioMode: 'parallel_chunks',
+      previewMax: box.elementCount,
+    });
+    const handle = this.native;
+    try {
+      const result = await binding().execute(handle, plan, null);
+      return { data: result.preview as TetTypedArray, shape: box.shape };
+    } catch (err) {
+      throw toTetError(err);
+    }
+  }
+
+  /** Runs a query document (JSON text, TOML text or object); see lib/query. */
+  query(input: QueryInput, opts?: QueryOptions): ReturnType<typeof runQuery> {
+    return runQuery(this, input, opts);
+  }
+
+  /** Plans a query without executing it. */
+  plan(input: Parameters<typeof planQuery>[1]): ReturnType<typeof planQuery> {
+    return planQuery(this, input);
+  }
+
+  /** Releases the file. Idempotent; reads already running finish, new ones reject TET_IO_CLOSED. */
+  close(): void {
+    if (!this.handle) return;
+    const handle = this.handle;
+    this.handle = null;
+    binding().closeFile(handle);
+  }
+}
+
+// `await using f = await open(...)` where the runtime has explicit resource management.
+const asyncDispose = (Symbol as unknown as { asyncDispose?: symbol }).asyncDispose;
+if (asyncDispose) {
+  Object.defineProperty(TetFile.prototype, asyncDispose, {
+    value: async function disposeTetFile(this: TetFile) { this.close(); },
+    configurable: true, writable: true,
+  });
+}
+
+function wrapNative<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw toTetError(err);
+  }
+}
+
+function datasetInfoOf(d: NativeCatalog['datasets'][number], id: number): DatasetInfo {
+  const dtype = DTYPE_BY_TAG[d.dtype];
+  if (!dtype) throw new TetError('TET_INTERNAL', `native catalog reports dtype tag ${d.dtype} for ${d.name}`);
+  return {
+    name: d.name, id, dtype, shape: d.shape, chunkShape: d.chunkShape, grid: d.grid,
+    chunkCount: d.chunkCount, codecs: { raw: d.rawChunks, zstd: d.zstdChunks },
+    logicalBytes: d.logicalBytes, storedBytes: d.storedBytes,
+  };
+}
+
+function parseFooter(catalog: NativeCatalog): { metadata: FileMetadata; history: HistoryRow[] } {
+  const f = catalog.footer;
+  // With verifyFooter=false a corrupt footer arrives as empty strings; the core validated the rest.
+  const metadata = f.metadataJson ? (JSON.parse(f.metadataJson) as FileMetadata) : {};
+  let history: HistoryRow[] = [];
+  if (f.historyJson) {
+    const doc = JSON.parse(f.historyJson) as { history?: unknown };
+    if (Array.isArray(doc.history)) history = doc.history.map(historyRowOf);
+  }
+  return { metadata, history };
+}
+
+function historyRowOf(row: unknown): HistoryRow {
+  if (Array.isArray(row)) return { op: String(row[0] ?? ''), source: String(row[1] ?? ''), at: String(row[2] ?? '') };
+  if (row && typeof row === 'object') {
+    const r = row as Record<string, unknown>;
+    const out: HistoryRow = { op: String(r.op ?? ''), source: String(r.source ?? ''), at: String(r.at ?? '') };
+    if (Array.isArray(r.parents)) out.parents = r.parents;
+    if (r.params && typeof r.params === 'object') out.params = r.params as Record<string, unknown>;
+    return out;
+  }
+  return { op: String(row), source: '', at: '' };
+}

@@ -1,0 +1,142 @@
+// Reading: open/close, catalog, execute a compiled plan, cancellation, host facts.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "napi/handles.h"
+#include "napi/js_values.h"
+#include "napi/methods.h"
+#include "napi/promise_worker.h"
+#include "tet/file.h"
+#include "tet/host.h"
+#include "tet/plan.h"
+#include "tet/query.h"
+
+namespace tet::napi {
+namespace {
+
+class OpenWorker : public PromiseWorker {
+ public:
+  OpenWorker(Napi::Env env, std::string path, bool verify_footer)
+      : PromiseWorker(env, "tetration:open"), path_(std::move(path)) {
+    opts_.verify_footer = verify_footer;
+  }
+
+ protected:
+  void Run() override { file_ = File::open(path_, opts_); }
+  Napi::Value Result(Napi::Env env) override { return WrapFile(env, std::move(file_)); }
+
+ private:
+  std::string path_;
+  OpenOptions opts_;
+  std::shared_ptr<File> file_;
+};
+
+class ExecuteWorker : public PromiseWorker {
+ public:
+  ExecuteWorker(Napi::Env env, std::shared_ptr<File> file, std::vector<uint8_t> plan, CancelFlag cancel)
+      : PromiseWorker(env, "tetration:execute"), file_(std::move(file)), plan_bytes_(std::move(plan)),
+        cancel_(std::move(cancel)) {}
+
+ protected:
+  void Run() override {
+    const Catalog& catalog = file_->catalog();
+    QueryPlan plan = decode_plan(plan_bytes_.data(), plan_bytes_.size(), catalog);
+    dtype_ = catalog.datasets.at(plan.dataset_id).dtype;
+    file_->check_unchanged();  // a truncated file would fault the mapping
+    ExecContext ctx;
+    ctx.cancel = cancel_.get();
+    result_ = execute(*file_, plan, ctx);
+  }
+  Napi::Value Result(Napi::Env env) override { return QueryResultToJs(env, result_, dtype_); }
+
+ private:
+  std::shared_ptr<File> file_;  // keeps the mapping alive even if closeFile() runs meanwhile
+  std::vector<uint8_t> plan_bytes_;
+  CancelFlag cancel_;
+  DType dtype_ = DType::F32;
+  QueryResult result_;
+};
+
+}  // namespace
+
+Napi::Value OpenFile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    std::string path = StringArg(info, 0, "path");
+    bool verify_footer = BoolArg(info, 1, "verifyFooter");
+    return (new OpenWorker(env, std::move(path), verify_footer))->Start();
+  });
+}
+
+Napi::Value OpenFileSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    OpenOptions opts;
+    std::string path = StringArg(info, 0, "path");
+    opts.verify_footer = BoolArg(info, 1, "verifyFooter");
+    return WrapFile(env, File::open(path, opts));
+  });
+}
+
+Napi::Value CatalogOf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    std::shared_ptr<File> file = OpenFileOf(Arg(info, 0, "file"));
+    return CatalogToJs(env, file->catalog());
+  });
+}
+
+Napi::Value Execute(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    Napi::Value handle = Arg(info, 0, "file");
+    std::vector<uint8_t> plan = BytesArg(info, 1, "plan");
+    CancelFlag cancel = info.Length() > 2 ? UnwrapCancel(info[2]) : nullptr;
+    FileSlot& slot = UnwrapFileSlot(handle);
+    if (!slot.file) {  // reject (not throw): callers await execute()
+      auto deferred = Napi::Promise::Deferred::New(env);
+      deferred.Reject(MakeError(env, "TET_IO_CLOSED", "the file handle is closed (closeFile was called)").Value());
+      return deferred.Promise();
+    }
+    return (new ExecuteWorker(env, slot.file, std::move(plan), std::move(cancel)))->Start();
+  });
+}
+
+Napi::Value CloseFile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    UnwrapFileSlot(Arg(info, 0, "file")).file.reset();  // idempotent
+    return env.Undefined();
+  });
+}
+
+Napi::Value CreateCancelToken(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value { return WrapCancel(env); });
+}
+
+Napi::Value Cancel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    CancelFlag flag = UnwrapCancel(Arg(info, 0, "token"));
+    if (flag) flag->store(true, std::memory_order_relaxed);
+    return env.Undefined();
+  });
+}
+
+Napi::Value HostInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    tet::HostInfo h = host_info();
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("cores", Napi::Number::New(env, h.cores));
+    out.Set("totalRamBytes", Napi::Number::New(env, static_cast<double>(h.total_ram_bytes)));
+    out.Set("availableRamBytes", Napi::Number::New(env, static_cast<double>(h.available_ram_bytes)));
+    out.Set("simd", Napi::String::New(env, h.simd));
+    out.Set("buildFlags", Napi::String::New(env, h.build_flags));
+    return out;
+  });
+}
+
+}  // namespace tet::napi

@@ -1,0 +1,45 @@
+// The objects behind the opaque handles lib/native.ts hands around. Each is a Napi::External
+// stamped with its own type tag, so a writer handle passed where a file handle is expected is
+// a TypeError, never a wild cast.
+#pragma once
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "tet/file.h"
+#include "tet/writer.h"
+
+namespace tet::napi {
+
+// An open file. Only the JS thread touches the slot; workers take their own shared_ptr<File>
+// at queue time, so closeFile() during a query only drops the slot's reference and the mapping
+// lives until the last in-flight query finishes.
+struct FileSlot {
+  std::shared_ptr<File> file;
+};
+
+// A writer. Workers (writeChunk, commit) and the JS thread (addDataset, setFooter, abort) share
+// it, so every use holds `mu`. `writer` is null once committed or aborted.
+struct WriterState {
+  std::mutex mu;
+  std::unique_ptr<Writer> writer;
+  const char* closed_by = nullptr;  // "commit" | "abort" once writer is null
+};
+using WriterRef = std::shared_ptr<WriterState>;
+
+using CancelFlag = std::shared_ptr<std::atomic<bool>>;
+
+Napi::External<FileSlot> WrapFile(Napi::Env env, std::shared_ptr<File> file);
+FileSlot& UnwrapFileSlot(const Napi::Value& v);
+// The open file behind a handle; throws TET_IO_CLOSED after closeFile().
+std::shared_ptr<File> OpenFileOf(const Napi::Value& v);
+
+Napi::External<WriterRef> WrapWriter(Napi::Env env, std::unique_ptr<Writer> writer);
+WriterRef UnwrapWriter(const Napi::Value& v);
+
+Napi::External<CancelFlag> WrapCancel(Napi::Env env);
+CancelFlag UnwrapCancel(const Napi::Value& v);  // null/undefined -> empty flag
+
+}  // namespace tet::napi

@@ -1,0 +1,30 @@
+// The functions of the NativeBinding (lib/native.ts), grouped by file. addon.cpp registers them.
+#pragma once
+#include <napi.h>
+
+namespace tet::napi {
+
+// file_methods.cpp
+Napi::Value OpenFile(const Napi::CallbackInfo& info);
+Napi::Value OpenFileSync(const Napi::CallbackInfo& info);
+Napi::Value CatalogOf(const Napi::CallbackInfo& info);
+Napi::Value Execute(const Napi::CallbackInfo& info);
+Napi::Value CloseFile(const Napi::CallbackInfo& info);
+Napi::Value CreateCancelToken(const Napi::CallbackInfo& info);
+Napi::Value Cancel(const Napi::CallbackInfo& info);
+Napi::Value HostInfo(const Napi::CallbackInfo& info);
+
+// verify_methods.cpp
+Napi::Value VerifyTiles(const Napi::CallbackInfo& info);
+Napi::Value RepairFooter(const Napi::CallbackInfo& info);
+
+// writer_methods.cpp
+Napi::Value WriterCreate(const Napi::CallbackInfo& info);
+Napi::Value WriterSetExecution(const Napi::CallbackInfo& info);
+Napi::Value WriterAddDataset(const Napi::CallbackInfo& info);
+Napi::Value WriterWriteChunk(const Napi::CallbackInfo& info);
+Napi::Value WriterSetFooter(const Napi::CallbackInfo& info);
+Napi::Value WriterCommit(const Napi::CallbackInfo& info);
+Napi::Value WriterAbort(const Napi::CallbackInfo& info);
+
+}  // namespace tet::napi

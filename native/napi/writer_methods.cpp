@@ -1,0 +1,169 @@
+// Writing: a tet::Writer behind a handle. Compression and file I/O (writeChunk, commit) run on
+// pool threads; declaration calls are cheap and stay on the JS thread. A mutex per writer
+// serialises both, since tet::Writer is single-threaded.
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "napi/handles.h"
+#include "napi/js_values.h"
+#include "napi/methods.h"
+#include "napi/promise_worker.h"
+#include "tet/error.h"
+#include "tet/writer.h"
+
+namespace tet::napi {
+namespace {
+
+Writer& LiveWriter(WriterState& state) {
+  if (!state.writer)
+    fail("TET_WRITE_CLOSED", std::string("the writer was already closed by ") + state.closed_by +
+                                 "; create a new writer");
+  return *state.writer;
+}
+
+class WriteChunkWorker : public PromiseWorker {
+ public:
+  WriteChunkWorker(Napi::Env env, WriterRef state, uint32_t dataset_id, std::vector<uint64_t> coords,
+                   std::vector<uint8_t> data)
+      : PromiseWorker(env, "tetration:writeChunk"), state_(std::move(state)), dataset_id_(dataset_id),
+        coords_(std::move(coords)), data_(std::move(data)) {}
+
+ protected:
+  void Run() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    LiveWriter(*state_).write_chunk(dataset_id_, coords_, data_.data(), data_.size());
+  }
+  Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
+
+ private:
+  WriterRef state_;
+  uint32_t dataset_id_;
+  std::vector<uint64_t> coords_;
+  std::vector<uint8_t> data_;
+};
+
+class CommitWorker : public PromiseWorker {
+ public:
+  CommitWorker(Napi::Env env, WriterRef state) : PromiseWorker(env, "tetration:commit"), state_(std::move(state)) {}
+
+ protected:
+  void Run() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    LiveWriter(*state_).commit();
+    state_->writer.reset();
+    state_->closed_by = "commit";
+  }
+  Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
+
+ private:
+  WriterRef state_;
+};
+
+std::string StringField(Napi::Env env, const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsString()) ThrowArg(env, std::string("spec.") + key + " must be a string");
+  return v.As<Napi::String>().Utf8Value();
+}
+
+}  // namespace
+
+Napi::Value WriterCreate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value { return WrapWriter(env, Writer::create(StringArg(info, 0, "path"))); });
+}
+
+Napi::Value WriterSetExecution(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
+    uint64_t bps = U64Arg(info, 1, "percentBps");
+    uint64_t bytes = U64Arg(info, 2, "bytes");
+    if (bps > std::numeric_limits<uint16_t>::max())
+      ThrowArg(env, "percentBps must fit u16 (<= 65535), got " + std::to_string(bps));
+    if (bytes > std::numeric_limits<uint32_t>::max())
+      ThrowArg(env, "bytes must fit u32 (<= 4294967295), got " + std::to_string(bytes));
+    FileExecution e;
+    e.memory_budget_percent_bps = static_cast<uint16_t>(bps);
+    e.memory_budget_bytes = static_cast<uint32_t>(bytes);
+    std::lock_guard<std::mutex> lock(state->mu);
+    LiveWriter(*state).set_execution(e);
+    return env.Undefined();
+  });
+}
+
+Napi::Value WriterAddDataset(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
+    Napi::Value specv = Arg(info, 1, "spec");
+    if (!specv.IsObject()) ThrowArg(env, "spec must be an object");
+    Napi::Object o = specv.As<Napi::Object>();
+    DatasetSpec spec;
+    spec.name = StringField(env, o, "name");
+    uint64_t dtype = U64Of(env, o.Get("dtype"), "spec.dtype");
+    if (!dtype_tag_valid(static_cast<uint32_t>(dtype)) || dtype > 10)
+      ThrowArg(env, "spec.dtype must be a dtype tag 1..10, got " + std::to_string(dtype));
+    spec.dtype = static_cast<DType>(dtype);
+    spec.shape = U64ArrayOf(env, o.Get("shape"), "spec.shape", kMaxNdim);
+    spec.chunk_shape = U64ArrayOf(env, o.Get("chunkShape"), "spec.chunkShape", kMaxNdim);
+    uint64_t codec = U64Of(env, o.Get("codec"), "spec.codec");
+    if (codec > 2) ThrowArg(env, "spec.codec must be 0 (raw), 1 (zstd) or 2 (auto), got " + std::to_string(codec));
+    spec.codec = static_cast<CodecChoice>(codec);
+    Napi::Value level = o.Get("level");
+    if (!level.IsNumber()) ThrowArg(env, "spec.level must be a number");
+    spec.zstd_level = level.As<Napi::Number>().Int32Value();
+    std::lock_guard<std::mutex> lock(state->mu);
+    uint32_t id = LiveWriter(*state).add_dataset(spec);
+    return Napi::Number::New(env, id);
+  });
+}
+
+Napi::Value WriterWriteChunk(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
+    uint64_t id = U64Arg(info, 1, "datasetId");
+    if (id > std::numeric_limits<uint32_t>::max()) ThrowArg(env, "datasetId out of range");
+    std::vector<uint64_t> coords = U64ArrayOf(env, Arg(info, 2, "coords"), "coords", kMaxNdim);
+    std::vector<uint8_t> data = BytesArg(info, 3, "data");
+    return (new WriteChunkWorker(env, std::move(state), static_cast<uint32_t>(id), std::move(coords),
+                                 std::move(data)))->Start();
+  });
+}
+
+Napi::Value WriterSetFooter(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
+    std::string history = StringArg(info, 1, "historyArrayJson");
+    std::string metadata = StringArg(info, 2, "metadataObjectJson");
+    std::lock_guard<std::mutex> lock(state->mu);
+    LiveWriter(*state).set_footer(history, metadata);
+    return env.Undefined();
+  });
+}
+
+Napi::Value WriterCommit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    return (new CommitWorker(env, UnwrapWriter(Arg(info, 0, "writer"))))->Start();
+  });
+}
+
+Napi::Value WriterAbort(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
+    std::lock_guard<std::mutex> lock(state->mu);
+    if (state->writer) {  // idempotent; aborting after commit leaves the committed file alone
+      state->writer->abort();
+      state->writer.reset();
+      state->closed_by = "abort";
+    }
+    return env.Undefined();
+  });
+}
+
+}  // namespace tet::napi
