@@ -1,0 +1,79 @@
+// Which chunks a strided selection touches. A chunk is touched only when the progression
+// start + i*step actually lands inside it (a step larger than the tile can skip tiles).
+import type { AxisRange } from './selection';
+
+export interface AxisChunkTouch {
+  /** Chunk index along the axis. */
+  index: number;
+  /** Selected positions inside this chunk. */
+  selected: number;
+}
+
+/** Touched chunks along one axis of length `extent` tiled by `chunk`, in ascending order. */
+export function touchedChunksAlongAxis(range: AxisRange, extent: number, chunk: number): AxisChunkTouch[] {
+  const { start, step, count } = range;
+  const last = start + (count - 1) * step;
+  const out: AxisChunkTouch[] = [];
+  const firstChunk = Math.floor(start / chunk);
+  const lastChunk = Math.floor(last / chunk);
+  for (let c = firstChunk; c <= lastChunk; c++) {
+    const lo = c * chunk;
+    const hi = Math.min(lo + chunk, extent);
+    // First selected position >= lo.
+    const k0 = lo <= start ? 0 : Math.ceil((lo - start) / step);
+    const first = start + k0 * step;
+    if (first > last) break;
+    if (first >= hi) {
+      // Nothing lands in this tile; jump to the tile holding the next selected position.
+      c = Math.floor(first / chunk) - 1;
+      continue;
+    }
+    const k1 = Math.min(count - 1, Math.floor((hi - 1 - start) / step));
+    out.push({ index: c, selected: k1 - k0 + 1 });
+  }
+  return out;
+}
+
+export interface ReadPlanChunk {
+  /** Chunk grid coordinates. */
+  coords: number[];
+  /** Global element coordinates of the tile's first element. */
+  origin: number[];
+  /** Tile extent (edge tiles are clipped to the array shape). */
+  tile_shape: number[];
+  /** Selected elements inside the tile. */
+  selected_elements: number;
+}
+
+/**
+ * Row-major (last axis fastest) list of touched chunks, capped at `limit` entries; `total`
+ * is the full count.
+ */
+export function touchedChunks(ranges: readonly AxisRange[], shape: readonly number[], chunkShape: readonly number[],
+  limit: number): { total: number; perAxis: AxisChunkTouch[][]; chunks: ReadPlanChunk[] } {
+  const perAxis = ranges.map((r, a) => touchedChunksAlongAxis(r, shape[a], chunkShape[a]));
+  const total = perAxis.reduce((p, l) => p * l.length, 1);
+  const chunks: ReadPlanChunk[] = [];
+  const ndim = ranges.length;
+  const idx = new Array<number>(ndim).fill(0);
+  const n = Math.min(total, limit);
+  for (let i = 0; i < n; i++) {
+    const coords: number[] = [];
+    const origin: number[] = [];
+    const tile: number[] = [];
+    let selected = 1;
+    for (let a = 0; a < ndim; a++) {
+      const t = perAxis[a][idx[a]];
+      coords.push(t.index);
+      origin.push(t.index * chunkShape[a]);
+      tile.push(Math.min(chunkShape[a], shape[a] - t.index * chunkShape[a]));
+      selected *= t.selected;
+    }
+    chunks.push({ coords, origin, tile_shape: tile, selected_elements: selected });
+    for (let a = ndim - 1; a >= 0; a--) {
+      if (++idx[a] < perAxis[a].length) break;
+      idx[a] = 0;
+    }
+  }
+  return { total, perAxis, chunks };
+}

@@ -1,0 +1,221 @@
+// Planning against a file's catalog: dataset resolution, selection, axes, touched chunks
+// (read plan), then — for execution — budget, strategy, I/O mode and the compiled plan.
+import { TetQueryError } from '../errors';
+import { DTYPE_SIZE, type DatasetInfo, type DatasetMetadata, type QueryTarget } from '../types';
+import { queryOperation, type QueryDocument, type ReductionName } from '../query/document';
+import type { CatalogSection, ExecutionSection, QueryResponse, ReadPlan } from '../response/types';
+import type { CompiledPlan, OpName } from './encode';
+import { resolveAxes } from './axes';
+import { resolveBudget, type ExecutionBudget } from './budget';
+import { touchedChunks } from './chunks';
+import { attrFillValue, datasetMetadata, dimNames } from './metadata';
+import { resolveSelection, type ResolvedSelection } from './selection';
+import { resolveSpillPath } from './spill';
+import { chooseIoMode, chooseStrategy, ioRegime, type IoRegime } from './strategy';
+
+/** read_plan.chunks lists at most this many entries (chunk_count is always exact). */
+export const MAX_LISTED_CHUNKS = 100_000;
+/** `auto` device routing skips the GPU below this logical selection size. */
+export const AUTO_DEVICE_MIN_BYTES = 64 * 1024 * 1024;
+
+export interface ResolvedOperation {
+  name: ReductionName;
+  /** True for the `[]` form: one value over the whole selection. */
+  scalar: boolean;
+  /** Reduced axes (ascending); every axis for scalar ops; empty for covariance/correlation. */
+  axes: number[];
+  q?: number;
+  bins?: number;
+  range?: { min: number; max: number };
+  fill?: number;
+  obsAxis?: number;
+}
+
+export interface PlannedQuery {
+  doc: QueryDocument;
+  response: QueryResponse;
+  /** Null when the dataset is not in the catalog (response.status 'unmatched'). */
+  dataset: DatasetInfo | null;
+  meta: DatasetMetadata;
+  selection: ResolvedSelection | null;
+  operation: ResolvedOperation | null;
+}
+
+function resolveOperation(doc: QueryDocument, ds: DatasetInfo, meta: DatasetMetadata): ResolvedOperation | null {
+  const op = queryOperation(doc);
+  if (!op) return null;
+  const ndim = ds.shape.length;
+  const at = `$.${op.name}`;
+  if (op.name === 'covariance' || op.name === 'correlation') {
+    if (ndim !== 2) {
+      throw new TetQueryError('TET_QUERY_UNSUPPORTED',
+        `query ${at}: expected a rank-2 dataset (observations x variables), found rank ${ndim}`);
+    }
+    const axes = resolveAxes(op.axes ?? [0], ndim, meta, at);
+    if (axes.length !== 1) {
+      throw new TetQueryError('TET_QUERY_INVALID', `query ${at}: expected exactly one observation axis, found ${axes.length}`);
+    }
+    return { name: op.name, scalar: true, axes: [], obsAxis: axes[0] };
+  }
+  const scalar = op.axes === null;
+  const axes = scalar ? ds.shape.map((_, a) => a) : resolveAxes(op.axes!, ndim, meta, at);
+  const out: ResolvedOperation = { name: op.name, scalar, axes };
+  if (op.q !== undefined) out.q = op.q;
+  if (op.name === 'median') out.q = 0.5;
+  if (op.bins !== undefined) out.bins = op.bins;
+  if (op.range) out.range = op.range;
+  if (op.name === 'null_count') {
+    const fill = op.fill ?? attrFillValue(meta);
+    if (fill === undefined) {
+      throw new TetQueryError('TET_QUERY_NO_FILL_VALUE',
+        `query ${at}: expected a fill value ({"fill": <number>} or a _FillValue / missing_value / fill_value attr), found none`);
+    }
+    out.fill = fill;
+  }
+  return out;
+}
+
+function catalogSection(target: QueryTarget, name: string, ds: DatasetInfo | null, meta: DatasetMetadata): CatalogSection {
+  const base: CatalogSection = {
+    file: target.path,
+    dataset: name,
+    dataset_resolution: ds ? 'matched' : 'unmatched',
+    available_datasets: target.datasets.map((d) => d.name),
+  };
+  if (!ds) return base;
+  const elements = ds.shape.reduce((p, n) => p * n, 1);
+  const names = dimNames(meta, ds.shape.length);
+  return {
+    ...base,
+    dataset_id: ds.id,
+    dtype: ds.dtype,
+    shape: ds.shape.slice(),
+    chunk_shape: ds.chunkShape.slice(),
+    grid: ds.grid.slice(),
+    chunk_count: ds.chunkCount,
+    codecs: { ...ds.codecs },
+    logical_bytes: ds.logicalBytes,
+    stored_bytes: ds.storedBytes,
+    ...(names ? { dim_names: names.slice() } : {}),
+    file_execution: { ...target.fileExecution },
+    ...(ds.dtype === 'f32' ? { dataset_f32_bytes: 4 * elements } : {}),
+    ...(ds.dtype === 'f64' ? { dataset_f64_bytes: 8 * elements } : {}),
+  };
+}
+
+/** Resolves the document against the target's catalog; no execution, no host probing. */
+export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
+  chunkListLimit = MAX_LISTED_CHUNKS): PlannedQuery {
+  const ds = target.datasets.find((d) => d.name === doc.dataset) ?? null;
+  const meta = ds ? datasetMetadata(target.metadata, ds.name) : {};
+  const catalog = catalogSection(target, doc.dataset, ds, meta);
+  if (!ds) {
+    return { doc, dataset: null, meta, selection: null, operation: null,
+      response: { status: 'unmatched', query: doc, catalog } };
+  }
+  const selection = resolveSelection(doc.selection, ds.shape, meta);
+  const operation = resolveOperation(doc, ds, meta);
+  const touched = touchedChunks(selection.axes, ds.shape, ds.chunkShape, chunkListLimit);
+  const readPlan: ReadPlan = {
+    dataset: ds.name,
+    dataset_id: ds.id,
+    dtype: ds.dtype,
+    selection: selection.axes.map((r) => ({ ...r })),
+    logical_selection_shape: selection.shape.slice(),
+    logical_element_count: selection.elementCount,
+    logical_selection_bytes: selection.elementCount * DTYPE_SIZE[ds.dtype],
+    chunk_touch_policy: selection.unitStep ? 'dense_half_open_unit_step' : 'strided_half_open',
+    chunk_count: touched.total,
+    chunks_per_axis: touched.perAxis.map((l) => l.length),
+    chunks: touched.chunks,
+    chunks_truncated: touched.total > touched.chunks.length,
+  };
+  return { doc, dataset: ds, meta, selection, operation,
+    response: { status: 'planned', query: doc, catalog, read_plan: readPlan } };
+}
+
+export interface ExecutionOptions {
+  /** Preview elements to return (0 = none). */
+  preview: number;
+  spillAllow?: readonly string[];
+  hostAvailableRamBytes: number;
+  /** CLI --device (overrides execution.device). */
+  device?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface CompiledExecution {
+  plan: CompiledPlan;
+  budget: ExecutionBudget;
+  regime: IoRegime;
+  /** Execution fields known before running (strategy, budget, device routing, ...). */
+  fields: Pick<ExecutionSection, 'memory_budget_bytes' | 'memory_budget_source' | 'host_available_ram_bytes'
+    | 'logical_selection_bytes' | 'logical_selection_f32_bytes' | 'io_regime' | 'preview_max'
+    | 'device_requested' | 'device_used' | 'device_fallback_reason'>;
+}
+
+function deviceRouting(requested: string | undefined, op: ResolvedOperation | null, logicalBytes: number):
+  Pick<ExecutionSection, 'device_requested' | 'device_used' | 'device_fallback_reason'> {
+  if (!requested) return {};
+  let reason: string | undefined;
+  if (requested !== 'cpu') {
+    if (!op) reason = 'preview_or_spill_only';
+    else if (requested === 'auto' && logicalBytes < AUTO_DEVICE_MIN_BYTES) reason = 'auto_below_size_threshold';
+    else reason = 'gpu_feature_disabled';
+  }
+  return { device_requested: requested, device_used: 'cpu', ...(reason ? { device_fallback_reason: reason } : {}) };
+}
+
+/** Budget, strategy, I/O mode and the compiled native plan for a matched query. */
+export function compileExecution(planned: PlannedQuery, target: QueryTarget, opts: ExecutionOptions): CompiledExecution {
+  const ds = planned.dataset;
+  const sel = planned.selection;
+  const rp = planned.response.read_plan;
+  if (!ds || !sel || !rp) throw new TetQueryError('TET_QUERY_UNKNOWN_DATASET', `dataset "${planned.doc.dataset}" is not in the catalog`);
+  const op = planned.operation;
+  const doc = planned.doc;
+  const logicalBytes = rp.logical_selection_bytes;
+  const budget = resolveBudget(doc.execution, target.fileExecution, opts.hostAvailableRamBytes);
+  const strategy = chooseStrategy(op?.name ?? null, doc.spill !== undefined, logicalBytes, budget.bytes);
+  const regime = ioRegime(logicalBytes, budget.hostAvailableRamBytes);
+  const ioMode = chooseIoMode({
+    strategy, regime, chunkCount: rp.chunk_count, foldParallel: doc.execution?.fold_parallel,
+    fullDenseRaw: sel.full && ds.codecs.zstd === 0,
+  });
+  const spillPath = strategy === 'mmap_spill'
+    ? resolveSpillPath(doc.spill!, target.path, opts.spillAllow ?? [], opts.env) : undefined;
+  const preview = Math.max(0, Math.min(Math.floor(opts.preview), sel.elementCount));
+  const plan: CompiledPlan = {
+    datasetId: ds.id,
+    start: sel.axes.map((r) => r.start),
+    step: sel.axes.map((r) => r.step),
+    count: sel.axes.map((r) => r.count),
+    op: (op?.name ?? 'none') as OpName,
+    reduceAxes: op ? op.axes : [],
+    strategy,
+    ioMode,
+    previewMax: preview,
+    ...(op?.q !== undefined ? { q: op.q } : {}),
+    ...(op?.bins !== undefined ? { bins: op.bins } : {}),
+    ...(op?.range ? { histRange: op.range } : {}),
+    ...(op?.fill !== undefined ? { fill: op.fill } : {}),
+    ...(op?.obsAxis !== undefined ? { obsAxis: op.obsAxis } : {}),
+    ...(doc.execution?.threads ? { threads: doc.execution.threads } : {}),
+    ...(spillPath ? { spillPath } : {}),
+  };
+  return {
+    plan,
+    budget,
+    regime,
+    fields: {
+      memory_budget_bytes: budget.bytes,
+      memory_budget_source: budget.source,
+      ...(budget.hostAvailableRamBytes !== null ? { host_available_ram_bytes: budget.hostAvailableRamBytes } : {}),
+      logical_selection_bytes: logicalBytes,
+      ...(ds.dtype === 'f32' ? { logical_selection_f32_bytes: 4 * sel.elementCount } : {}),
+      io_regime: regime,
+      preview_max: preview,
+      ...deviceRouting(opts.device ?? doc.execution?.device, op, logicalBytes),
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// The query document: the flat wire shape users write in JSON or TOML (validated, unchanged),
+// and the normalized operation the planner works from.
+
+/** An axis: index, decimal string ("0") or dimension name ("time"). */
+export type AxisToken = number | string;
+/** [] = scalar; one token or a list of tokens = partial reduction over those axes. */
+export type AxisSpec = AxisToken | AxisToken[];
+
+export interface SelectionAxisWire {
+  start?: number | null;
+  stop?: number | null;
+  step?: number | null;
+  start_label?: string | number | null;
+  stop_label?: string | number | null;
+}
+
+export interface ExecutionHints {
+  memory_budget_bytes?: number;
+  memory_budget_percent?: number;
+  memory_budget_percent_bps?: number;
+  fold_parallel?: boolean;
+  threads?: number;
+  device?: string;
+}
+
+export interface AxisParams { axis?: AxisSpec; axes?: AxisSpec }
+export interface NullCountParams extends AxisParams { fill?: number }
+export interface QuantileParams extends AxisParams { q: number }
+export interface HistogramParams extends AxisParams { bins: number; min?: number; max?: number }
+
+/** Reductions written as a bare axis spec. */
+export const SIMPLE_OPS = [
+  'sum', 'mean', 'min', 'max', 'count', 'var', 'std', 'product', 'norm_l1', 'norm_l2',
+  'all_finite', 'any_nan', 'any_inf', 'arg_min', 'arg_max', 'nan_count', 'inf_count',
+  'nan_mean', 'nan_std', 'median',
+] as const;
+export type SimpleOpName = (typeof SIMPLE_OPS)[number];
+export const PARAM_OPS = ['null_count', 'quantile', 'histogram', 'covariance', 'correlation'] as const;
+export type ParamOpName = (typeof PARAM_OPS)[number];
+export type ReductionName = SimpleOpName | ParamOpName;
+export const REDUCTION_KEYS: readonly ReductionName[] = [...SIMPLE_OPS, ...PARAM_OPS];
+
+/** Tier C: needs the whole logical selection (materialize or temp spill). */
+export const MATERIALIZE_OPS: ReadonlySet<ReductionName> = new Set<ReductionName>([
+  'median', 'quantile', 'histogram', 'covariance', 'correlation',
+]);
+
+export const TOP_LEVEL_KEYS: readonly string[] = [
+  'dataset', 'layout_version', 'selection', 'execution', 'spill', ...REDUCTION_KEYS,
+];
+
+export type QueryDocument = {
+  dataset: string;
+  layout_version?: 1;
+  selection?: (SelectionAxisWire | null)[] | null;
+  execution?: ExecutionHints;
+  spill?: string;
+  null_count?: AxisSpec | NullCountParams;
+  quantile?: QuantileParams;
+  histogram?: HistogramParams;
+  covariance?: AxisToken | AxisParams;
+  correlation?: AxisToken | AxisParams;
+} & { [K in SimpleOpName]?: AxisSpec };
+
+/** The reduction of a document, with axis tokens not yet resolved against a dataset. */
+export interface QueryOperation {
+  name: ReductionName;
+  /** null = scalar (all axes); otherwise the tokens as written (non-empty). */
+  axes: AxisToken[] | null;
+  q?: number;
+  bins?: number;
+  range?: { min: number; max: number };
+  fill?: number;
+}
+
+function tokens(spec: AxisSpec | undefined): AxisToken[] | null {
+  if (spec === undefined) return null;
+  if (Array.isArray(spec)) return spec.length === 0 ? null : spec.slice();
+  return [spec];
+}
+
+/** The single reduction key of a validated document, or null for preview / spill only. */
+export function queryOperation(doc: QueryDocument): QueryOperation | null {
+  const name = REDUCTION_KEYS.find((k) => (doc as Record<string, unknown>)[k] !== undefined);
+  if (!name) return null;
+  const v = (doc as Record<string, unknown>)[name];
+  switch (name) {
+    case 'quantile': {
+      const p = v as QuantileParams;
+      return { name, axes: tokens(p.axes ?? p.axis), q: p.q };
+    }
+    case 'histogram': {
+      const p = v as HistogramParams;
+      const range = p.min !== undefined && p.max !== undefined ? { min: p.min, max: p.max } : undefined;
+      return { name, axes: tokens(p.axes ?? p.axis), bins: p.bins, ...(range ? { range } : {}) };
+    }
+    case 'null_count': {
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        const p = v as NullCountParams;
+        return { name, axes: tokens(p.axes ?? p.axis), ...(p.fill !== undefined ? { fill: p.fill } : {}) };
+      }
+      return { name, axes: tokens(v as AxisSpec) };
+    }
+    case 'covariance':
+    case 'correlation': {
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        const p = v as AxisParams;
+        return { name, axes: tokens(p.axes ?? p.axis) ?? [0] };
+      }
+      return { name, axes: tokens(v as AxisToken) ?? [0] };
+    }
+    default:
+      return { name, axes: tokens(v as AxisSpec) };
+  }
+}

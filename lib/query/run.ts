@@ -1,0 +1,78 @@
+// runQuery / planQuery: the library entry points that tie parsing, planning, the native
+// engine and response building together.
+import { rmSync } from 'node:fs';
+import { binding } from '../binding';
+import { TetCancelledError, toTetError } from '../errors';
+import type { NativeCancelToken, NativeFileHandle } from '../native';
+import { compileExecution, planAgainstTarget } from '../plan/compile';
+import { encodePlan } from '../plan/encode';
+import { makeQueryTempDir } from '../plan/spill';
+import { buildExecutedResponse } from '../response/build';
+import type { QueryResponse } from '../response/types';
+import type { QueryTarget } from '../types';
+import type { QueryDocument } from './document';
+import { parseQueryText } from './parse';
+import { validateQuery } from './validate';
+
+/** Library default preview length (the CLI picks per --format). */
+export const DEFAULT_PREVIEW = 64;
+
+export interface RunQueryOptions {
+  signal?: AbortSignal;
+  /** Preview elements (default 64; 0 = none). Aggregates are never truncated. */
+  preview?: number;
+  /** Extra spill roots besides the .tet directory tree and the platform cache dirs. */
+  spillAllow?: string[];
+  /** false = plan only (same as planQuery). Default true. */
+  execute?: boolean;
+  /** Device token (cpu, auto, cuda, ...); overrides execution.device. */
+  device?: string;
+}
+
+/** Query text (JSON/TOML, auto-detected) or an object -> validated document. */
+export function toQueryDocument(input: string | object): QueryDocument {
+  return typeof input === 'string' ? parseQueryText(input) : validateQuery(input);
+}
+
+/** Plans a query against the file's catalog without executing it (status planned / unmatched). */
+export function planQuery(target: QueryTarget, input: string | object): QueryResponse {
+  return planAgainstTarget(target, toQueryDocument(input)).response;
+}
+
+function cancelled(): TetCancelledError {
+  return new TetCancelledError('TET_CANCELLED', 'the query was cancelled');
+}
+
+/** Validates, plans and executes a query. Unknown datasets resolve to status "unmatched". */
+export async function runQuery(target: QueryTarget, input: string | object, opts: RunQueryOptions = {}): Promise<QueryResponse> {
+  const planned = planAgainstTarget(target, toQueryDocument(input));
+  if (!planned.dataset || opts.execute === false) return planned.response;
+  if (opts.signal?.aborted) throw cancelled();
+  const native = binding();
+  const compiled = compileExecution(planned, target, {
+    preview: opts.preview ?? DEFAULT_PREVIEW,
+    spillAllow: opts.spillAllow,
+    hostAvailableRamBytes: native.hostInfo().availableRamBytes,
+    device: opts.device,
+  });
+  const tempDir = compiled.plan.strategy === 'temp_spill_materialize' ? makeQueryTempDir() : undefined;
+  let token: NativeCancelToken | null = null;
+  const onAbort = () => { if (token) native.cancel(token); };
+  try {
+    if (opts.signal) {
+      token = native.createCancelToken();
+      opts.signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const bytes = encodePlan({ ...compiled.plan, ...(tempDir ? { tempDir } : {}) });
+    let result;
+    try {
+      result = await native.execute(target.native as NativeFileHandle, bytes, token);
+    } catch (err) {
+      throw toTetError(err);
+    }
+    return buildExecutedResponse(planned, compiled, result);
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+}

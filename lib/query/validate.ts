@@ -1,0 +1,175 @@
+// validateQuery: structural checks (compiled JSON Schema, see schema/query.schema.json) plus the
+// rules a schema cannot say well (one reduction key, nested "operation", start < stop, ...).
+// Catalog-dependent checks (rank, axis range, labels) happen in lib/plan.
+import { TetQueryError } from '../errors';
+import schemaValidate from './generated/validate.js';
+import type { QuerySchemaError } from './generated/validate.js';
+import querySchema from '../../schema/query.schema.json';
+import { QUERY_LIMITS } from './limits';
+import { REDUCTION_KEYS, TOP_LEVEL_KEYS, type QueryDocument } from './document';
+import { describeFound, jsonPathFromPointer, queryError } from './errors';
+
+/** The JSON Schema (draft-07) of the query wire; also shipped as dist/query-schema.json. */
+export const queryJsonSchema: Readonly<Record<string, unknown>> = querySchema;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
+}
+
+/** Depth of a value tree, without recursion (a hostile tree must not overflow the stack). */
+export function valueDepth(value: unknown, limit: number): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) max = d;
+    if (max > limit) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v as object)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+function schemaNode(pointer: string): Record<string, unknown> | undefined {
+  // schemaPath looks like "#/definitions/axisSpec/anyOf" or "#/properties/q/minimum".
+  let node: unknown = querySchema;
+  for (const raw of pointer.replace(/^#\/?/, '').split('/').filter(Boolean)) {
+    if (!isPlainObject(node) && !Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return isPlainObject(node) ? node : undefined;
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let v: unknown = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return v;
+}
+
+function schemaError(root: unknown, err: QuerySchemaError): TetQueryError {
+  const path = jsonPathFromPointer(err.instancePath);
+  const found = valueAt(root, err.instancePath);
+  if (err.keyword === 'additionalProperties') {
+    const key = String(err.params.additionalProperty);
+    const parent = schemaNode(err.schemaPath.replace(/\/additionalProperties$/, ''));
+    const allowed = Object.keys((parent?.properties as object | undefined) ?? {}).join(', ');
+    return new TetQueryError('TET_QUERY_UNKNOWN_KEY',
+      `query ${path}: unknown key ${describeFound(key)} (allowed: ${allowed})`);
+  }
+  if (err.keyword === 'required') {
+    return new TetQueryError('TET_QUERY_MISSING_KEY',
+      `query ${path}: missing required key ${describeFound(err.params.missingProperty)}`);
+  }
+  if (err.keyword === 'dependencies') {
+    return new TetQueryError('TET_QUERY_INVALID',
+      `query ${path}: "${String(err.params.property)}" requires "${String(err.params.missingProperty)}" (histogram min and max go together)`);
+  }
+  // The description of the failing schema node (or its parent for keyword-level failures)
+  // says what was expected in domain words.
+  const keywordPath = err.schemaPath;
+  const ownerPath = keywordPath.slice(0, keywordPath.lastIndexOf('/'));
+  const owner = schemaNode(ownerPath);
+  let expected = typeof owner?.description === 'string' ? owner.description : undefined;
+  if (!expected) {
+    // Inside an anyOf branch without description: use the nearest described ancestor.
+    let p = ownerPath;
+    while (!expected && p.includes('/')) {
+      p = p.slice(0, p.lastIndexOf('/'));
+      const n = schemaNode(p);
+      if (typeof n?.description === 'string') expected = n.description;
+    }
+  }
+  expected ??= err.message ?? `a value satisfying ${err.keyword}`;
+  return queryError('TET_QUERY_INVALID', path, expected, found);
+}
+
+/**
+ * Checks an already-parsed value against the query wire and returns it as a QueryDocument
+ * (a deep copy). Throws TetQueryError (TET_QUERY_*) naming the JSON path, the expectation and
+ * what was found.
+ */
+export function validateQuery(value: unknown): QueryDocument {
+  if (!isPlainObject(value)) {
+    throw queryError('TET_QUERY_NOT_OBJECT', '$', 'a query object such as {"dataset": "t", "mean": []}', value);
+  }
+  const depth = valueDepth(value, QUERY_LIMITS.maxDepth);
+  if (depth > QUERY_LIMITS.maxDepth) {
+    throw new TetQueryError('TET_QUERY_TOO_DEEP',
+      `query $: nesting depth exceeds the limit of ${QUERY_LIMITS.maxDepth}`);
+  }
+  for (const nested of ['operation', 'output'] as const) {
+    if (Object.prototype.hasOwnProperty.call(value, nested)) {
+      const hint = nested === 'operation'
+        ? 'write the reduction as a top-level key, e.g. {"dataset": "t", "mean": [0]}'
+        : 'write the export path as a top-level key, e.g. {"dataset": "t", "spill": "slice.bin"}';
+      throw new TetQueryError('TET_QUERY_NESTED_OPERATION',
+        `query $.${nested}: nested "${nested}" objects are not part of the flat query wire; ${hint}`);
+    }
+  }
+  const unknown = Object.keys(value).filter((k) => !TOP_LEVEL_KEYS.includes(k));
+  if (unknown.length) {
+    throw new TetQueryError('TET_QUERY_UNKNOWN_KEY',
+      `query $: unknown key ${describeFound(unknown[0])} (allowed: ${TOP_LEVEL_KEYS.join(', ')})`);
+  }
+  const reductions = REDUCTION_KEYS.filter((k) => Object.prototype.hasOwnProperty.call(value, k));
+  if (reductions.length > 1) {
+    throw new TetQueryError('TET_QUERY_MULTIPLE_REDUCTIONS',
+      `query $: expected at most one reduction key, found ${reductions.length} (${reductions.join(', ')})`);
+  }
+  if (!schemaValidate(value)) {
+    const errs = schemaValidate.errors ?? [];
+    // The last error of a failed anyOf is the anyOf itself: its description covers the branches.
+    const err = errs.find((e) => e.keyword !== 'anyOf' && !errs.some((o) => o.keyword === 'anyOf'
+      && e.instancePath.startsWith(o.instancePath))) ?? errs[errs.length - 1];
+    if (err) throw schemaError(value, err);
+    throw new TetQueryError('TET_QUERY_INVALID', 'query $: does not match the query schema');
+  }
+  checkSemantics(value as QueryDocument);
+  return structuredClone(value) as QueryDocument;
+}
+
+function checkSemantics(doc: QueryDocument): void {
+  if (doc.dataset.trim().length === 0) {
+    throw queryError('TET_QUERY_INVALID', '$.dataset', 'a non-empty dataset name', doc.dataset);
+  }
+  (doc.selection ?? []).forEach((axis, i) => {
+    if (!axis) return;
+    const at = `$.selection[${i}]`;
+    for (const [idx, label] of [['start', 'start_label'], ['stop', 'stop_label']] as const) {
+      if (axis[idx] != null && axis[label] != null) {
+        throw new TetQueryError('TET_QUERY_SELECTION',
+          `query ${at}: expected either "${idx}" or "${label}", found both`);
+      }
+    }
+    if (axis.start != null && axis.stop != null && !(axis.start < axis.stop)) {
+      throw new TetQueryError('TET_QUERY_SELECTION',
+        `query ${at}: expected start < stop, found start ${axis.start} and stop ${axis.stop}`);
+    }
+  });
+  for (const key of ['quantile', 'histogram', 'null_count', 'covariance', 'correlation'] as const) {
+    const p = doc[key];
+    if (isPlainObject(p) && p.axis !== undefined && p.axes !== undefined) {
+      throw new TetQueryError('TET_QUERY_INVALID',
+        `query $.${key}: expected either "axis" or "axes", found both`);
+    }
+  }
+  const h = doc.histogram;
+  if (h && h.min !== undefined && h.max !== undefined) {
+    if (!Number.isFinite(h.min) || !Number.isFinite(h.max) || !(h.min < h.max)) {
+      throw new TetQueryError('TET_QUERY_INVALID',
+        `query $.histogram: expected finite min < max, found min ${h.min} and max ${h.max}`);
+    }
+  }
+  const ex = doc.execution;
+  if (ex && ex.memory_budget_percent !== undefined && ex.memory_budget_percent_bps !== undefined) {
+    throw new TetQueryError('TET_QUERY_INVALID',
+      'query $.execution: expected memory_budget_percent or memory_budget_percent_bps, found both');
+  }
+  if (doc.spill !== undefined && REDUCTION_KEYS.some((k) => doc[k] !== undefined)) {
+    throw new TetQueryError('TET_QUERY_INVALID',
+      'query $.spill: expected no reduction key with "spill" (spill exports the whole selection), found both');
+  }
+}

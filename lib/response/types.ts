@@ -1,0 +1,178 @@
+// QueryResponse: what a query returns (library) and what the CLI prints (formatters).
+//
+// Value representation in the JS object:
+// - scalar aggregates are numbers / booleans; integer results (min/max of i64/u64, counts,
+//   indices) beyond 2^53 are bigint;
+// - partial float results (operation_reduced_sum, _mean, ...) are Float64Array; integer and
+//   count partials are number[] (elements beyond 2^53 become bigint); boolean partials are
+//   boolean[]; covariance / histogram arrays are number[];
+// - previews are the dtype's typed array (Float32Array for f32 and f16, BigInt64Array for i64, ...).
+// JSON output (lib/response/json.ts) writes NaN/±Infinity as "NaN"/"Infinity"/"-Infinity" and
+// bigint as exact integer digits.
+import type { QueryDocument } from '../query/document';
+import type { CodecName, DTypeName, FileExecution, TetTypedArray } from '../types';
+import type { IoModeName, StrategyName } from '../plan/encode';
+import type { ReadPlanChunk } from '../plan/chunks';
+import type { IoRegime } from '../plan/strategy';
+import type { BudgetSource } from '../plan/budget';
+
+/** validated: no file given; planned: read plan only; executed: ran; unmatched: no such dataset. */
+export type QueryStatus = 'validated' | 'planned' | 'executed' | 'unmatched';
+
+export type ChunkTouchPolicy = 'dense_half_open_unit_step' | 'strided_half_open';
+
+export interface CatalogSection {
+  file: string;
+  dataset: string;
+  dataset_resolution: 'matched' | 'unmatched';
+  available_datasets: string[];
+  dataset_id?: number;
+  dtype?: DTypeName;
+  shape?: number[];
+  chunk_shape?: number[];
+  grid?: number[];
+  chunk_count?: number;
+  codecs?: Record<CodecName, number>;
+  logical_bytes?: number;
+  stored_bytes?: number;
+  dim_names?: string[];
+  file_execution?: FileExecution;
+  dataset_f32_bytes?: number;
+  dataset_f64_bytes?: number;
+}
+
+export interface ReadPlanAxis {
+  start: number;
+  /** Exclusive, clamped to the axis length. */
+  stop: number;
+  step: number;
+  count: number;
+}
+
+export interface ReadPlan {
+  dataset: string;
+  dataset_id: number;
+  dtype: DTypeName;
+  selection: ReadPlanAxis[];
+  logical_selection_shape: number[];
+  logical_element_count: number;
+  logical_selection_bytes: number;
+  chunk_touch_policy: ChunkTouchPolicy;
+  /** Touched chunks (all of them, also when `chunks` is truncated). */
+  chunk_count: number;
+  chunks_per_axis: number[];
+  /** Touched chunks, row-major by chunk coords (capped; see chunks_truncated). */
+  chunks: ReadPlanChunk[];
+  chunks_truncated: boolean;
+}
+
+export type ScalarValue = number | boolean | bigint;
+export type IntegerList = (number | bigint)[];
+export type PartialValues = Float64Array | IntegerList | boolean[];
+
+export interface ExecutionSection {
+  memory_strategy: StrategyName;
+  io_mode: IoModeName;
+  io_regime: IoRegime;
+  fold_parallel: boolean;
+  fold_linear_scan: boolean;
+  memory_budget_bytes: number;
+  memory_budget_source: BudgetSource;
+  host_available_ram_bytes?: number;
+  logical_selection_bytes: number;
+  logical_selection_f32_bytes?: number;
+  threads: number;
+  simd: string;
+  chunks_read: number;
+  stored_bytes_read: number;
+  seconds: number;
+  preview_max: number;
+  preview_length: number;
+  device_requested?: string;
+  device_used?: string;
+  device_fallback_reason?: string;
+  spill_path?: string;
+  spill_bytes?: number;
+  spill_f32_path?: string;
+  spill_f32_bytes?: number;
+  f32_preview?: Float32Array;
+  f16_preview?: Float32Array;
+  f64_preview?: Float64Array;
+  i32_preview?: Int32Array;
+  i64_preview?: BigInt64Array;
+  u8_preview?: Uint8Array;
+  u16_preview?: Uint16Array;
+  i16_preview?: Int16Array;
+  u32_preview?: Uint32Array;
+  u64_preview?: BigUint64Array;
+
+  operation?: string;
+  operation_sum?: number;
+  operation_mean?: number;
+  operation_min?: number | bigint;
+  operation_max?: number | bigint;
+  operation_element_count?: number | bigint;
+  operation_var?: number;
+  operation_std?: number;
+  operation_product?: number;
+  operation_norm_l1?: number;
+  operation_norm_l2?: number;
+  operation_all_finite?: boolean;
+  operation_any_nan?: boolean;
+  operation_any_inf?: boolean;
+  operation_argmin_index?: number | bigint;
+  operation_argmax_index?: number | bigint;
+  operation_nan_count?: number | bigint;
+  operation_inf_count?: number | bigint;
+  operation_null_count?: number | bigint;
+  operation_null_fill?: number;
+  operation_nan_mean?: number;
+  operation_nan_std?: number;
+  operation_median?: number;
+  operation_quantile?: number;
+  operation_quantile_q?: number;
+  operation_histogram_counts?: IntegerList;
+  operation_histogram_edges?: number[];
+  operation_histogram_bins?: number;
+  operation_covariance?: number[];
+  operation_covariance_order?: number;
+  operation_correlation?: number[];
+  operation_correlation_order?: number;
+
+  operation_reduced_shape?: number[];
+  operation_reduced_axes?: number[];
+  operation_reduced_sum?: Float64Array;
+  operation_reduced_mean?: Float64Array;
+  operation_reduced_min?: Float64Array | IntegerList;
+  operation_reduced_max?: Float64Array | IntegerList;
+  operation_reduced_count?: IntegerList;
+  operation_reduced_var?: Float64Array;
+  operation_reduced_std?: Float64Array;
+  operation_reduced_product?: Float64Array;
+  operation_reduced_norm_l1?: Float64Array;
+  operation_reduced_norm_l2?: Float64Array;
+  operation_reduced_all_finite?: boolean[];
+  operation_reduced_any_nan?: boolean[];
+  operation_reduced_any_inf?: boolean[];
+  operation_reduced_argmin?: IntegerList;
+  operation_reduced_argmax?: IntegerList;
+  operation_reduced_nan_count?: IntegerList;
+  operation_reduced_inf_count?: IntegerList;
+  operation_reduced_null_count?: IntegerList;
+  operation_reduced_nan_mean?: Float64Array;
+  operation_reduced_nan_std?: Float64Array;
+  operation_reduced_median?: Float64Array;
+  operation_reduced_quantile?: Float64Array;
+  operation_reduced_histogram_counts?: IntegerList;
+}
+
+export interface QueryResponse {
+  status: QueryStatus;
+  /** The validated query document, echoed. */
+  query: QueryDocument;
+  catalog?: CatalogSection;
+  read_plan?: ReadPlan;
+  execution?: ExecutionSection;
+}
+
+export type PreviewArray = TetTypedArray;
