@@ -1,0 +1,27 @@
+// decode_payload: stored payload bytes -> logical tile bytes, per the entry's codec.
+#include <cstring>
+
+#include "codec/zstd_codec.h"
+#include "tet/error.h"
+#include "tet/file.h"
+
+namespace tet {
+
+void decode_payload(const ChunkEntry& entry, const uint8_t* stored, std::vector<uint8_t>& out,
+                    const std::string& context) {
+  switch (entry.codec) {
+    case Codec::Raw:
+      if (entry.stored_byte_len != entry.raw_byte_len)
+        fail("TET_PAYLOAD_LENGTH", context + ": raw codec but stored_byte_len " + std::to_string(entry.stored_byte_len) +
+                                       " != raw_byte_len " + std::to_string(entry.raw_byte_len));
+      out.resize(static_cast<size_t>(entry.raw_byte_len));
+      if (entry.raw_byte_len) std::memcpy(out.data(), stored, static_cast<size_t>(entry.raw_byte_len));
+      return;
+    case Codec::Zstd:
+      zstd_decode_exact(stored, static_cast<size_t>(entry.stored_byte_len), entry.raw_byte_len, out, context);
+      return;
+  }
+  fail("TET_INDEX_BAD_CODEC", context + ": unsupported codec " + std::to_string(static_cast<uint32_t>(entry.codec)));
+}
+
+}  // namespace tet

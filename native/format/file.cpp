@@ -1,0 +1,72 @@
+// tet::File: read-only mapping + parsed catalog; tiles are served zero-copy (raw) or decoded
+// into the caller's scratch (zstd).
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "tet/error.h"
+#include "tet/file.h"
+#include "util/io.h"
+
+namespace tet {
+
+std::shared_ptr<File> File::open(const std::string& path, const OpenOptions& opts) {
+  Mapping m = map_file_readonly(path);
+  std::shared_ptr<File> f(new File());
+  f->path_ = path;
+  f->fd_ = m.fd;
+  f->base_ = m.data;
+  f->len_ = m.len;
+  f->owns_mapping_ = true;  // from here the destructor releases the mapping, also on throw
+  f->catalog_ = parse_catalog(m.data, m.len, opts);
+  return f;
+}
+
+std::shared_ptr<File> File::from_memory(const uint8_t* data, uint64_t len, const OpenOptions& opts) {
+  std::shared_ptr<File> f(new File());
+  f->base_ = data;
+  f->len_ = len;
+  f->catalog_ = parse_catalog(data, len, opts);
+  return f;
+}
+
+File::~File() {
+  if (owns_mapping_) {
+    Mapping m;
+    m.fd = fd_;
+    m.data = base_;
+    m.len = len_;
+    unmap_file(m);
+  }
+}
+
+TileView File::tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint8_t>& scratch) const {
+  if (dataset_id >= catalog_.datasets.size())
+    fail("TET_INTERNAL", "tile(): dataset_id " + std::to_string(dataset_id) + " >= dataset_count " +
+                             std::to_string(catalog_.datasets.size()));
+  const DatasetInfo& ds = catalog_.datasets[dataset_id];
+  if (linear_chunk >= ds.chunk_to_entry.size())
+    fail("TET_INTERNAL", "tile(): chunk " + std::to_string(linear_chunk) + " outside the " +
+                             std::to_string(ds.chunk_to_entry.size()) + " chunks of '" + ds.name + "'");
+  uint32_t index = ds.chunk_to_entry[static_cast<size_t>(linear_chunk)];
+  const ChunkEntry& e = catalog_.entries[index];
+  const uint8_t* stored = base_ + e.payload_offset;  // bounds checked by parse_catalog
+  if (e.codec == Codec::Raw) return TileView{stored, e.raw_byte_len};
+  std::string context = "dataset '" + ds.name + "' entry " + std::to_string(index) + " chunk_index (";
+  for (uint32_t a = 0; a < ds.ndim; ++a) context += (a ? ", " : "") + std::to_string(e.coords[a]);
+  context += ")";
+  decode_payload(e, stored, scratch, context);
+  return TileView{scratch.data(), e.raw_byte_len};
+}
+
+void File::check_unchanged() const {
+  if (fd_ < 0) return;  // in-memory images cannot change under us
+  struct stat st;
+  if (::fstat(fd_, &st) != 0)
+    fail("TET_IO_FILE_CHANGED", "cannot stat '" + path_ + "' to check it is unchanged: " + errno_text(errno));
+  if (static_cast<uint64_t>(st.st_size) != len_)
+    fail("TET_IO_FILE_CHANGED", "'" + path_ + "' changed while open: length was " + std::to_string(len_) +
+                                    " bytes, now " + std::to_string(static_cast<uint64_t>(st.st_size)));
+}
+
+}  // namespace tet

@@ -1,0 +1,44 @@
+// File health for `tet verify` / `tet repair` (layout_v1.md "File health"). Structural checks
+// happen in File::open (parse_catalog); these functions add decode checks of tile payloads,
+// classify a footer-only failure as repairable, and apply the `footer_invalid` repair.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tet/file.h"
+
+namespace tet {
+
+struct VerifyFinding {
+  std::string severity;        // "error" | "warning"
+  std::string code;            // TET_* error code
+  std::string recommendation;  // "footer_invalid" (repairable by repair_footer) or ""
+  std::string message;
+};
+
+// Decodes index entries [first, first + count) of catalog().entries (file order; clamped to the
+// entry count) and returns one finding per tile that fails (zstd errors, wrong decoded length).
+// Raw tiles were fully bounds/length-checked at open. Never throws for bad tiles; throws
+// TET_IO_FILE_CHANGED when the file was truncated/extended since open (reading would fault).
+std::vector<VerifyFinding> verify_tiles(const File& file, uint64_t first, uint64_t count);
+
+struct VerifyOpenResult {
+  std::shared_ptr<File> file;            // opened file (with verify_footer=false if the footer is bad)
+  std::vector<VerifyFinding> findings;   // empty, or one error with recommendation "footer_invalid"
+};
+
+// Opens with verify_footer=true. When that fails only because of the footer (TET_FOOTER_*) and
+// the file opens with verify_footer=false, returns that file plus an error finding with
+// recommendation "footer_invalid". Any other failure is thrown as the original tet::Error.
+VerifyOpenResult verify_open(const std::string& path);
+
+// `tet repair --apply footer_invalid`: atomically rewrites `path` without its footer region
+// (bytes from the footer's start, or from the corrupt footer's start when it can be located)
+// and with superblock flags bit 1 cleared: copy to a temp file beside it, fsync, rename, fsync
+// the directory. The file must otherwise open (with verify_footer=false). Throws tet::Error
+// (TET_WRITE_IO for I/O failures; the temp file is removed). Returns the new file length.
+uint64_t repair_footer(const std::string& path);
+
+}  // namespace tet

@@ -1,0 +1,119 @@
+#include "util/io.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "tet/error.h"
+
+namespace tet {
+
+std::string errno_text(int err) { return std::string(std::strerror(err)) + " (errno " + std::to_string(err) + ")"; }
+
+Mapping map_file_readonly(const std::string& path) {
+  Mapping m;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("TET_IO_OPEN", "cannot open '" + path + "': " + errno_text(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    fail("TET_IO_OPEN", "cannot stat '" + path + "': " + errno_text(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail("TET_IO_OPEN", "'" + path + "' is not a regular file");
+  }
+  m.fd = fd;
+  m.len = static_cast<uint64_t>(st.st_size);
+  if (m.len == 0) return m;
+  if (m.len > static_cast<uint64_t>(SIZE_MAX)) {
+    ::close(fd);
+    fail("TET_IO_OPEN", "'" + path + "' is too large to map (" + std::to_string(m.len) + " bytes)");
+  }
+  void* p = ::mmap(nullptr, static_cast<size_t>(m.len), PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) {
+    int e = errno;
+    ::close(fd);
+    fail("TET_IO_OPEN", "cannot map '" + path + "' (" + std::to_string(m.len) + " bytes): " + errno_text(e));
+  }
+  m.data = static_cast<const uint8_t*>(p);
+  return m;
+}
+
+void unmap_file(Mapping& m) noexcept {
+  if (m.data) ::munmap(const_cast<uint8_t*>(m.data), static_cast<size_t>(m.len));
+  if (m.fd >= 0) ::close(m.fd);
+  m = Mapping{};
+}
+
+int pwrite_full(int fd, const void* buf, size_t len, uint64_t offset) noexcept {
+  const uint8_t* p = static_cast<const uint8_t*>(buf);
+  while (len > 0) {
+    size_t step = len > (size_t(1) << 30) ? (size_t(1) << 30) : len;
+    ssize_t n = ::pwrite(fd, p, step, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return ENOSPC;
+    p += n;
+    len -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return 0;
+}
+
+int pread_full(int fd, void* buf, size_t len, uint64_t offset) noexcept {
+  uint8_t* p = static_cast<uint8_t*>(buf);
+  while (len > 0) {
+    ssize_t n = ::pread(fd, p, len, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return -1;
+    p += n;
+    len -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return 0;
+}
+
+std::string dir_of(const std::string& path) {
+  size_t k = path.find_last_of('/');
+  if (k == std::string::npos) return ".";
+  if (k == 0) return "/";
+  return path.substr(0, k);
+}
+
+std::string base_of(const std::string& path) {
+  size_t k = path.find_last_of('/');
+  return k == std::string::npos ? path : path.substr(k + 1);
+}
+
+int fsync_dir_of(const std::string& path) noexcept {
+  int fd = ::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int rc = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  // Some file systems refuse fsync on directories; that is not a data-loss error.
+  return rc == EINVAL ? 0 : rc;
+}
+
+std::string temp_path_beside(const std::string& path) {
+  static thread_local std::mt19937_64 rng(std::random_device{}() ^ (uint64_t(::getpid()) << 32));
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(rng()));
+  std::string dir = dir_of(path);
+  std::string prefix = path.find('/') == std::string::npos ? "" : dir + (dir == "/" ? "" : "/");
+  return prefix + "." + base_of(path) + ".tmp-" + std::to_string(::getpid()) + "-" + hex;
+}
+
+}  // namespace tet
