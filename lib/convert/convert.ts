@@ -1,0 +1,225 @@
+// convert(src, out): every numeric array of an HDF5 / NetCDF / Zarr source becomes a .tet dataset
+// named by its path, tile by tile (one slab of the source in memory at a time), with dim names,
+// coordinate labels, attributes and a "convert" history row. The output appears atomically.
+import * as path from 'node:path';
+import { TetError } from '../errors';
+import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName, type TetTypedArray } from '../types';
+import { extractTile, TetWriter } from '../writer';
+import { attrNumber, jsonNumber } from './attrs';
+import { chooseChunkShape, DEFAULT_SLAB_BYTES, gridCoords, slabAxes } from './chunking';
+import { detectSource } from './detect';
+import { storageArray } from './dtype';
+import { convertError, describe } from './errors';
+import { nameFilter } from './glob';
+import { openHdf5 } from './hdf5';
+import { openNetcdfClassic } from './netcdf3';
+import type { ConvertedDataset, ConvertOptions, ConvertReport, SourceReader, SourceVariable } from './types';
+import { openZarr } from './zarr';
+
+/** Coordinate vectors longer than this stay out of the footer metadata. */
+const MAX_COORD_LABELS = 1_000_000;
+/** Tiles handed to the writer but not yet written; bounds memory held by the write queue. */
+const MAX_TILES_IN_FLIGHT = 4;
+
+/** Opens a source of any supported kind (detected by content). */
+export async function openSource(src: string): Promise<SourceReader> {
+  const kind = detectSource(src);
+  switch (kind) {
+    case 'zarr3': return openZarr(src, 3);
+    case 'zarr2': return openZarr(src, 2);
+    case 'netcdf3': return openNetcdfClassic(src);
+    default: return openHdf5(src);
+  }
+}
+
+interface PlannedDataset {
+  variable: SourceVariable;
+  dtype: DTypeName;
+  chunkShape: number[];
+  unpack: { scale: number; offset: number; missing: number[] } | null;
+  meta: DatasetMetadata;
+  report: ConvertedDataset;
+}
+
+function validateOptions(opts: ConvertOptions): void {
+  const bad = (msg: string) => convertError('TET_CONVERT_BAD_OPTION', msg);
+  if (opts.chunk !== undefined && (!Array.isArray(opts.chunk) || opts.chunk.length < 1 || opts.chunk.length > 8
+    || opts.chunk.some((n) => !Number.isSafeInteger(n) || n < 1))) {
+    throw bad(`chunk must be 1..8 positive integers, got ${JSON.stringify(opts.chunk)}`);
+  }
+  if (opts.codec !== undefined && !['raw', 'zstd', 'auto'].includes(opts.codec)) {
+    throw bad(`codec must be raw, zstd or auto, got ${JSON.stringify(opts.codec)}`);
+  }
+  if (opts.level !== undefined && (!Number.isInteger(opts.level) || opts.level < -7 || opts.level > 22)) {
+    throw bad(`level must be an integer in -7..22, got ${opts.level}`);
+  }
+  if (opts.slabBytes !== undefined && !(opts.slabBytes > 0)) throw bad(`slabBytes must be positive, got ${opts.slabBytes}`);
+}
+
+/** CF packing: scale_factor/add_offset into f32 when the packed type and the attributes allow it. */
+function unpackPlan(v: SourceVariable): PlannedDataset['unpack'] & { dtype: DTypeName } | null {
+  const scale = attrNumber(v.attrs.scale_factor);
+  const offset = attrNumber(v.attrs.add_offset);
+  if (scale === undefined && offset === undefined) return null;
+  const narrow = ['u8', 'i16', 'u16', 'f16', 'f32'].includes(v.dtype!);
+  const attrKinds = ['scale_factor', 'add_offset'].filter((k) => k in v.attrs).map((k) => v.attrTypes[k]);
+  const f32 = narrow && attrKinds.every((k) => k === undefined ? v.attrTypes && Object.keys(v.attrTypes).length === 0 : k === 'f32');
+  const missing = ['_FillValue', 'missing_value'].flatMap((k) => {
+    const x = v.attrs[k];
+    return (Array.isArray(x) ? x : [x]).map(attrNumber).filter((n): n is number => n !== undefined);
+  });
+  return { scale: scale ?? 1, offset: offset ?? 0, missing, dtype: f32 ? 'f32' : 'f64' };
+}
+
+function applyUnpack(raw: TetTypedArray, sourceDtype: DTypeName, dtype: DTypeName,
+  u: NonNullable<PlannedDataset['unpack']>): TetTypedArray {
+  const out = storageArray(dtype, raw.length) as Float32Array | Float64Array;
+  const missing = new Set(u.missing);
+  const f16 = sourceDtype === 'f16';
+  for (let i = 0; i < raw.length; i++) {
+    const x = f16 ? f16BitsToNumber(raw[i] as number) : Number(raw[i]);
+    out[i] = missing.has(x) || Number.isNaN(x) ? NaN : x * u.scale + u.offset;
+  }
+  return out;
+}
+
+async function coordLabels(reader: SourceReader, v: SourceVariable, notice: (m: string) => void): Promise<(string | number)[] | null> {
+  if (v.shape[0] > MAX_COORD_LABELS) {
+    notice(`${v.name}: ${v.shape[0]} coordinate labels exceed ${MAX_COORD_LABELS}; labels not stored`);
+    return null;
+  }
+  const data = await reader.read(v, [0], [v.shape[0]]);
+  if (v.dtype === 'f16') return Array.from(data as Uint16Array, f16BitsToNumber).map(jsonNumber);
+  return Array.from(data as ArrayLike<number | bigint>, jsonNumber);
+}
+
+function f16BitsToNumber(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const mant = h & 0x3ff;
+  if (exp === 0) return sign * mant * 2 ** -24;
+  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
+  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
+}
+
+async function planDatasets(reader: SourceReader, opts: ConvertOptions, notice: (m: string) => void,
+  skipped: ConvertReport['skipped']): Promise<PlannedDataset[]> {
+  const keep = nameFilter(opts.include, opts.exclude);
+  const planned: PlannedDataset[] = [];
+  for (const v of reader.variables) {
+    if (v.hidden || !keep(v.name)) continue;
+    if (v.skipReason || !v.dtype) {
+      const reason = v.skipReason ?? `unsupported element type (${v.sourceType})`;
+      skipped.push({ name: v.name, reason });
+      notice(`skipped ${v.name}: ${reason}`);
+      continue;
+    }
+    const up = opts.unpack ? unpackPlan(v) : null;
+    const dtype: DTypeName = up ? up.dtype : v.dtype;
+    if (opts.chunk && opts.chunk.length !== v.shape.length) {
+      notice(`${v.name}: --chunk has ${opts.chunk.length} axes, the dataset ${v.shape.length}; default tiles used`);
+    }
+    const { chunkShape } = chooseChunkShape(v.shape, dtype, v.chunkShape, opts.chunk, opts.targetChunkBytes);
+    const attrs = { ...v.attrs };
+    if (up) for (const k of ['scale_factor', 'add_offset', '_FillValue', 'missing_value']) delete attrs[k];
+    const meta: DatasetMetadata = {};
+    if (v.dimNames) meta.dim_names = v.dimNames.slice();
+    const coords: Record<string, CoordLabels> = {};
+    for (let d = 0; d < v.shape.length; d++) {
+      const cv = v.coordVars[d];
+      if (!cv || !cv.dtype) continue;
+      const labels = await coordLabels(reader, cv, notice);
+      if (labels) coords[v.dimNames?.[d] ?? String(d)] = { labels };
+    }
+    if (Object.keys(coords).length) meta.coords = coords;
+    if (Object.keys(attrs).length) meta.attrs = attrs;
+    planned.push({
+      variable: v, dtype, chunkShape, unpack: up, meta,
+      report: { name: v.name, sourceType: v.sourceType, dtype, shape: v.shape.slice(), chunkShape,
+        dimNames: v.dimNames, coords: Object.keys(coords), unpacked: up !== null },
+    });
+  }
+  return planned;
+}
+
+/**
+ * Converts `src` (HDF5, NetCDF-4, NetCDF classic, Zarr v2/v3) into the .tet file `out`.
+ * Nothing is left at `out` (or beside it) when it fails.
+ */
+export async function convert(src: string, out: string, opts: ConvertOptions = {}): Promise<ConvertReport> {
+  validateOptions(opts);
+  const notices: string[] = [];
+  const notice = (m: string) => { notices.push(m); opts.onNotice?.(m); };
+  const reader = await openSource(src);
+  const skipped: ConvertReport['skipped'] = [];
+  let writer: TetWriter | null = null;
+  try {
+    const planned = await planDatasets(reader, opts, notice, skipped);
+    if (planned.length === 0) {
+      const filtered = opts.include?.length || opts.exclude?.length ? ' after --include/--exclude' : '';
+      throw convertError('TET_CONVERT_NO_DATASETS',
+        `${src}: no numeric array to convert${filtered} (${reader.variables.length} arrays found, ${skipped.length} unsupported)`);
+    }
+    writer = await TetWriter.create(out);
+    const codec = opts.codec ?? 'auto';
+    const level = opts.level ?? 3;
+    for (const p of planned) {
+      writer.addDataset({ name: p.variable.name, dtype: p.dtype, shape: p.variable.shape, chunkShape: p.chunkShape, codec, level });
+    }
+    for (const p of planned) if (Object.keys(p.meta).length) writer.setMetadata(p.variable.name, p.meta);
+    if (Object.keys(reader.globalAttrs).length) writer.setFileMetadata({ attrs: reader.globalAttrs });
+    writer.addHistory({
+      op: 'convert', source: path.resolve(src), at: new Date().toISOString(),
+      params: {
+        format: reader.kind, codec, level, unpack: opts.unpack ?? false,
+        ...(opts.include?.length ? { include: opts.include } : {}),
+        ...(opts.exclude?.length ? { exclude: opts.exclude } : {}),
+        ...(opts.chunk ? { chunk: opts.chunk } : {}),
+      },
+    });
+    await writeAll(reader, writer, planned, opts);
+    await writer.commit();
+    return { source: src, kind: reader.kind, output: out, datasets: planned.map((p) => p.report), skipped, notices };
+  } catch (err) {
+    writer?.abort();
+    if (err instanceof TetError) throw err;
+    throw convertError('TET_CONVERT_FAILED', `converting ${src} failed: ${describe(err)}`, err);
+  } finally {
+    reader.close();
+  }
+}
+
+async function writeAll(reader: SourceReader, writer: TetWriter, planned: PlannedDataset[], opts: ConvertOptions): Promise<void> {
+  const bytesTotal = planned.reduce((s, p) => s + p.variable.shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[p.dtype], 0);
+  const chunksTotal = planned.reduce((s, p) => s + p.variable.shape.reduce((a, n, d) => a * Math.ceil(n / p.chunkShape[d]), 1), 0);
+  let bytesDone = 0;
+  let chunksDone = 0;
+  const inFlight: Promise<void>[] = [];
+  for (const p of planned) {
+    const v = p.variable;
+    const nd = v.shape.length;
+    const grid = v.shape.map((n, d) => Math.ceil(n / p.chunkShape[d]));
+    const k = slabAxes(v.shape, p.chunkShape, p.dtype, opts.slabBytes ?? DEFAULT_SLAB_BYTES);
+    for (const outer of gridCoords(grid.slice(0, k))) {
+      const start = v.shape.map((_, d) => (d < k ? outer[d] * p.chunkShape[d] : 0));
+      const count = v.shape.map((n, d) => (d < k ? Math.min(p.chunkShape[d], n - start[d]) : n));
+      let slab = await reader.read(v, start, count);
+      const expected = count.reduce((a, b) => a * b, 1);
+      if (slab.length !== expected) {
+        throw convertError('TET_CONVERT_READ', `${v.name}: the source returned ${slab.length} elements for a slab of ${expected} (count ${count.join(',')})`);
+      }
+      if (p.unpack) slab = applyUnpack(slab, v.dtype!, p.dtype, p.unpack);
+      for (const inner of gridCoords(grid.slice(k))) {
+        const local = [...new Array<number>(k).fill(0), ...inner];
+        const tile = k === nd ? slab : extractTile(slab, count, p.chunkShape, local);
+        const coords = [...outer, ...inner];
+        inFlight.push(writer.writeChunk(v.name, coords, tile));
+        if (inFlight.length >= MAX_TILES_IN_FLIGHT) await inFlight.shift();
+        chunksDone++;
+        bytesDone += tile.length * DTYPE_SIZE[p.dtype];
+        opts.onProgress?.({ dataset: v.name, chunksDone, chunksTotal, bytesDone, bytesTotal });
+      }
+    }
+  }
+  await Promise.all(inFlight);
+}

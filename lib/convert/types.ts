@@ -1,0 +1,92 @@
+// Shared shapes of the convert module: what a source reader exposes and what convert() reports.
+import type { CoordLabels, DTypeName, TetTypedArray } from '../types';
+
+export type SourceKind = 'hdf5' | 'netcdf4' | 'netcdf3' | 'zarr3' | 'zarr2';
+
+/** One array of the source, already mapped to a tetration dtype (or marked unsupported). */
+export interface SourceVariable {
+  /** Path inside the source, '/'-separated, without a leading slash: `group/sub/var`. */
+  name: string;
+  /** The source's own spelling of the element type (`<f4`, `float32`, `short`, ...). */
+  sourceType: string;
+  /** Target dtype; null when the element type has no lossless tetration mapping. */
+  dtype: DTypeName | null;
+  /** Why the variable cannot be converted (set when dtype is null or the shape is unusable). */
+  skipReason?: string;
+  shape: number[];
+  /** Source chunk shape, null for contiguous storage. */
+  chunkShape: number[] | null;
+  /** One name per axis when the source names every axis. */
+  dimNames: string[] | null;
+  /** 1-D variables holding each axis' labels (NetCDF coordinate variables, dimension scales). */
+  coordVars: (SourceVariable | null)[];
+  /** Attributes as JSON values (numbers stay numbers, 64-bit integers beyond 2^53 become text). */
+  attrs: Record<string, unknown>;
+  /** Element type of numeric attributes (`f32`, `f64`, `i16`, ...) for CF unpacking. */
+  attrTypes: Record<string, string>;
+  /** Present in the source only to name or label axes; never becomes a dataset. */
+  hidden?: boolean;
+}
+
+export interface SourceReader {
+  readonly kind: SourceKind;
+  readonly path: string;
+  readonly variables: SourceVariable[];
+  /** Root-level attributes (HDF5 root group, NetCDF global attributes, Zarr root group). */
+  readonly globalAttrs: Record<string, unknown>;
+  /** Row-major hyperslab [start, start+count) in the variable's tetration dtype. */
+  read(variable: SourceVariable, start: number[], count: number[]): Promise<TetTypedArray>;
+  close(): void;
+}
+
+export type CodecOption = 'raw' | 'zstd' | 'auto';
+
+export interface ConvertOptions {
+  /** Dataset names or globs (`*` within a path segment, `**` across segments, `?`). */
+  include?: string[];
+  exclude?: string[];
+  /** Chunk shape for every dataset (clamped to each dataset's shape; missing axes keep the default). */
+  chunk?: number[];
+  codec?: CodecOption;
+  level?: number;
+  /** Apply CF scale_factor/add_offset into f32/f64. */
+  unpack?: boolean;
+  /** Largest hyperslab read from the source at once, bytes (default 64 MiB). */
+  slabBytes?: number;
+  /** Default chunk size when the source chunking is not used, bytes (default 4 MiB). */
+  targetChunkBytes?: number;
+  /** Called after every written chunk. */
+  onProgress?: (event: ConvertProgress) => void;
+  /** Called for every notice (skipped variable, dropped coordinate, ...). */
+  onNotice?: (message: string) => void;
+}
+
+export interface ConvertProgress {
+  dataset: string;
+  chunksDone: number;
+  chunksTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+export interface ConvertedDataset {
+  name: string;
+  sourceType: string;
+  dtype: DTypeName;
+  shape: number[];
+  chunkShape: number[];
+  dimNames: string[] | null;
+  coords: string[];
+  unpacked: boolean;
+}
+
+export interface ConvertReport {
+  source: string;
+  kind: SourceKind;
+  output: string;
+  datasets: ConvertedDataset[];
+  skipped: { name: string; reason: string }[];
+  notices: string[];
+}
+
+export type { CoordLabels };
