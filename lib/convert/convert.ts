@@ -127,8 +127,9 @@ async function planDatasets(reader: SourceReader, opts: ConvertOptions, notice: 
     const coords: Record<string, CoordLabels> = {};
     for (let d = 0; d < v.shape.length; d++) {
       const cv = v.coordVars[d];
-      if (!cv || !cv.dtype) continue;
-      const labels = await coordLabels(reader, cv, notice);
+      const inline = v.inlineCoords?.[d];
+      if ((!cv || !cv.dtype) && !inline) continue;
+      const labels = cv && cv.dtype ? await coordLabels(reader, cv, notice) : inline!;
       if (labels) coords[v.dimNames?.[d] ?? String(d)] = { labels };
     }
     if (Object.keys(coords).length) meta.coords = coords;

@@ -20,6 +20,8 @@ export interface SourceVariable {
   dimNames: string[] | null;
   /** 1-D variables holding each axis' labels (NetCDF coordinate variables, dimension scales). */
   coordVars: (SourceVariable | null)[];
+  /** Labels stored inline by the source (string labels of `tet export`), per axis, when no coordVar. */
+  inlineCoords?: ((string | number)[] | null)[];
   /** Attributes as JSON values (numbers stay numbers, 64-bit integers beyond 2^53 become text). */
   attrs: Record<string, unknown>;
   /** Element type of numeric attributes (`f32`, `f64`, `i16`, ...) for CF unpacking. */

@@ -18,13 +18,17 @@ function loadZarrita() {
 
 /** Attribute written by `tet export` on arrays that only hold coordinate labels. */
 export const COORDINATE_ROLE_ATTR = 'tetration_role';
-/** Attributes consumed by the reader (axis names), not copied into dataset attrs. */
-const INTERNAL_ATTRS = new Set(['_ARRAY_DIMENSIONS', COORDINATE_ROLE_ATTR]);
+/** Attribute written by `tet export`: per axis (dim name or axis index) the store path of the
+ *  coordinate array (`{"array": "grp/time"}`) or the labels themselves (`{"labels": [...]}`). */
+export const COORDS_ATTR = 'tetration_coords';
+/** Attributes consumed by the reader (axis names, coordinates), not copied into dataset attrs. */
+const INTERNAL_ATTRS = new Set(['_ARRAY_DIMENSIONS', COORDINATE_ROLE_ATTR, COORDS_ATTR]);
 
 interface ZarrVariable extends SourceVariable {
   /** Store key of the array, '/'-prefixed ('/' for a root array). */
   key: string;
   version: 2 | 3;
+  coordsAttr?: unknown;
   handle?: any;
 }
 
@@ -68,7 +72,7 @@ function arrayVariable(rel: string, version: 2 | 3, meta: any, attrs: Record<str
   return {
     name: rel || rootName, key: `/${rel}`, version, sourceType: String(dataType), dtype, skipReason, shape,
     chunkShape: Array.isArray(chunkShape) && chunkShape.length === shape.length ? chunkShape.map(Number) : null,
-    dimNames, coordVars: [], attrs: kept, attrTypes: {},
+    dimNames, coordVars: [], attrs: kept, attrTypes: {}, coordsAttr: attrs[COORDS_ATTR],
     hidden: attrs[COORDINATE_ROLE_ATTR] === 'coordinate',
   };
 }
@@ -122,12 +126,25 @@ class ZarrReader implements SourceReader {
     walk(this.path, '');
     // xarray convention: the labels of dimension `x` are the 1-D array `x` of the same group (or the root).
     const byName = new Map(this.variables.map((v) => [v.name, v]));
+    const usable = (c: ZarrVariable | undefined, d: number, v: ZarrVariable) =>
+      c && !c.skipReason && c.shape.length === 1 && c.shape[0] === v.shape[d] ? c : null;
     for (const v of this.variables) {
       const group = v.name.includes('/') ? v.name.slice(0, v.name.lastIndexOf('/')) : '';
-      v.coordVars = (v.dimNames ?? []).map((dn, d) => {
-        const c = byName.get(group ? `${group}/${dn}` : dn) ?? byName.get(dn);
-        return c && !c.skipReason && c.shape.length === 1 && c.shape[0] === v.shape[d] ? c : null;
+      v.coordVars = v.shape.map((_, d) => {
+        const dn = v.dimNames?.[d];
+        return dn ? usable(byName.get(group ? `${group}/${dn}` : dn) ?? byName.get(dn), d, v) : null;
       });
+      const written = v.coordsAttr;
+      if (written && typeof written === 'object' && !Array.isArray(written)) {
+        v.inlineCoords = v.shape.map(() => null);
+        for (const [key, spec] of Object.entries(written as Record<string, any>)) {
+          const d = v.dimNames?.indexOf(key) ?? -1;
+          const axis = d >= 0 ? d : /^\d+$/.test(key) ? Number(key) : -1;
+          if (axis < 0 || axis >= v.shape.length) continue;
+          if (typeof spec?.array === 'string') v.coordVars[axis] = usable(byName.get(spec.array), axis, v);
+          else if (Array.isArray(spec?.labels) && spec.labels.length === v.shape[axis]) v.inlineCoords[axis] = spec.labels;
+        }
+      }
     }
   }
 

@@ -1,0 +1,107 @@
+// `tet convert SRC OUT.tet` (HDF5 / NetCDF / Zarr -> .tet) and `tet export FILE.tet OUT.zarr`
+// (.tet -> Zarr v3). Uses the public SDK only; progress bars on a TTY unless --quiet.
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import { convert } from '../convert';
+import { exportZarr } from '../export';
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+function parseChunk(value: string): number[] {
+  const parts = value.split(',').map((s) => s.trim());
+  if (parts.length < 1 || parts.length > 8 || parts.some((p) => !/^\d+$/.test(p) || Number(p) < 1)) {
+    throw new InvalidArgumentError(`expected 1..8 comma-separated positive integers, got ${JSON.stringify(value)}`);
+  }
+  return parts.map(Number);
+}
+
+function parseLevel(value: string): number {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`expected an integer, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function progressBar(quiet: boolean | undefined, unit: string) {
+  if (quiet || !process.stderr.isTTY) return null;
+  const bar = new cliProgress.SingleBar({
+    format: `{bar} {percentage}% | {value}/{total} ${unit} | {dataset}`, stream: process.stderr, hideCursor: true,
+    clearOnComplete: true,
+  }, cliProgress.Presets.shades_classic);
+  let started = false;
+  return {
+    update(done: number, total: number, dataset: string) {
+      if (!started) { bar.start(total, 0, { dataset }); started = true; }
+      bar.update(done, { dataset });
+    },
+    stop() { if (started) bar.stop(); },
+  };
+}
+
+export function registerConvertCommands(program: Command): void {
+  program
+    .command('convert')
+    .description('convert an HDF5, NetCDF (classic or NetCDF-4) or Zarr (v2/v3) source into a .tet file')
+    .argument('<src>', 'source file or Zarr directory (format detected by content)')
+    .argument('<out>', 'output .tet file (written atomically)')
+    .option('--include <names>', 'dataset names or globs to convert (repeatable, comma-separated)', collect, [])
+    .option('--exclude <names>', 'dataset names or globs to skip (repeatable, comma-separated)', collect, [])
+    .option('--chunk <shape>', 'tile shape for every dataset of that rank, e.g. 64,64,64', parseChunk)
+    .addOption(new Option('--codec <codec>', 'tile codec').choices(['raw', 'zstd', 'auto']).default('auto'))
+    .option('--level <n>', 'zstd level (-7..22)', parseLevel, 3)
+    .option('--unpack', 'apply CF scale_factor/add_offset into f32/f64 (default: keep packed values)')
+    .option('--json', 'print the conversion report as JSON')
+    .option('-q, --quiet', 'no progress bar and no notices')
+    .action(async (src: string, out: string, o: { include: string[]; exclude: string[]; chunk?: number[];
+      codec: 'raw' | 'zstd' | 'auto'; level: number; unpack?: boolean; json?: boolean; quiet?: boolean }) => {
+      const bar = progressBar(o.quiet, 'tiles');
+      try {
+        const report = await convert(src, out, {
+          include: o.include, exclude: o.exclude, chunk: o.chunk, codec: o.codec, level: o.level, unpack: o.unpack,
+          onProgress: (p) => bar?.update(p.chunksDone, p.chunksTotal, p.dataset),
+          onNotice: (m) => { if (!o.quiet) process.stderr.write(`notice: ${m}\n`); },
+        });
+        bar?.stop();
+        if (o.json) {
+          process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        } else if (!o.quiet) {
+          process.stdout.write(`${out}: ${report.datasets.length} dataset(s) from ${report.kind} source ${src}\n`);
+          for (const d of report.datasets) {
+            const dims = d.dimNames ? ` (${d.dimNames.join(', ')})` : '';
+            process.stdout.write(`  ${d.name}  ${d.sourceType} -> ${d.dtype}${d.unpacked ? ' unpacked' : ''}  ${d.shape.join('x')}${dims}  tiles ${d.chunkShape.join('x')}\n`);
+          }
+        }
+      } finally {
+        bar?.stop();
+      }
+    });
+
+  program
+    .command('export')
+    .description('export datasets of a .tet file to a Zarr v3 directory')
+    .argument('<file>', '.tet file')
+    .argument('<out>', 'output Zarr directory (created atomically)')
+    .option('--dataset <name>', 'dataset to export (repeatable; default all)', collect, [])
+    .addOption(new Option('--codec <codec>', 'chunk compression').choices(['zstd', 'raw']).default('zstd'))
+    .option('--level <n>', 'zstd level (-7..22)', parseLevel, 3)
+    .option('--force', 'replace an existing output directory')
+    .option('--json', 'print the export report as JSON')
+    .option('-q, --quiet', 'no progress bar')
+    .action(async (file: string, out: string, o: { dataset: string[]; codec: 'zstd' | 'raw'; level: number;
+      force?: boolean; json?: boolean; quiet?: boolean }) => {
+      const bar = progressBar(o.quiet, 'chunks');
+      try {
+        const report = await exportZarr(file, out, {
+          datasets: o.dataset, codec: o.codec, level: o.level, overwrite: o.force,
+          onProgress: (p) => bar?.update(p.chunksDone, p.chunksTotal, p.dataset),
+        });
+        bar?.stop();
+        if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        else if (!o.quiet) {
+          process.stdout.write(`${out}: ${report.arrays.length} array(s), ${report.coordinates.length} coordinate array(s)\n`);
+        }
+      } finally {
+        bar?.stop();
+      }
+    });
+}
