@@ -1,0 +1,423 @@
+// Memory-bandwidth probe for the tetration benchmark: an f64-accumulating AVX2 sum over the
+// same bytes the engine folds, on all cores. It is the ceiling the engine is compared with.
+//
+//   probe warm     FILE OFFSET LEN DTYPE REPS   mapping touched once, then REPS timed folds
+//   probe fault    FILE OFFSET LEN DTYPE        fresh mmap, pages demand-faulted by the fold
+//   probe populate FILE OFFSET LEN DTYPE        mmap(MAP_POPULATE) + fold, mapping time included
+//   probe pread    FILE OFFSET LEN DTYPE        pread into per-thread reused windows + fold
+//   probe zstd     TETFILE [REPS]               libzstd decode rate of every zstd chunk, one core,
+//                                               plus an all-core decode+fold for reference
+//   probe compress LEVEL IN OUT                 zstd-compress IN into one frame OUT (generator aid)
+//
+// DTYPE: f32 | f64 | i32. Output: one JSON line on stdout. Built by bench/run.mjs with
+// cc -O3 -mavx2 -pthread (plus the vendored zstd sources for the zstd modes).
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <immintrin.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef PROBE_ZSTD
+#include "zstd.h"
+#endif
+
+enum dtype { DT_F32, DT_F64, DT_I32 };
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char* what) {
+  fprintf(stderr, "probe: %s: %s\n", what, strerror(errno));
+  exit(2);
+}
+
+static enum dtype parse_dtype(const char* s) {
+  if (!strcmp(s, "f32")) return DT_F32;
+  if (!strcmp(s, "f64")) return DT_F64;
+  if (!strcmp(s, "i32")) return DT_I32;
+  fprintf(stderr, "probe: unknown dtype %s (expected f32, f64 or i32)\n", s);
+  exit(2);
+}
+
+static size_t elem_size(enum dtype d) { return d == DT_F64 ? 8 : 4; }
+
+// Sum of n elements at p, f64 accumulation, 4 independent vector accumulators.
+static double fold_sum(const void* p, size_t n, enum dtype d) {
+  __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+  size_t i = 0;
+  double tail = 0;
+  if (d == DT_F32) {
+    const float* f = (const float*)p;
+    for (; i + 16 <= n; i += 16) {
+      a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(f + i)));
+      a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(f + i + 4)));
+      a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(f + i + 8)));
+      a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(f + i + 12)));
+    }
+    for (; i < n; i++) tail += f[i];
+  } else if (d == DT_F64) {
+    const double* f = (const double*)p;
+    for (; i + 16 <= n; i += 16) {
+      a0 = _mm256_add_pd(a0, _mm256_loadu_pd(f + i));
+      a1 = _mm256_add_pd(a1, _mm256_loadu_pd(f + i + 4));
+      a2 = _mm256_add_pd(a2, _mm256_loadu_pd(f + i + 8));
+      a3 = _mm256_add_pd(a3, _mm256_loadu_pd(f + i + 12));
+    }
+    for (; i < n; i++) tail += f[i];
+  } else {
+    const int32_t* f = (const int32_t*)p;
+    for (; i + 16 <= n; i += 16) {
+      a0 = _mm256_add_pd(a0, _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i*)(f + i))));
+      a1 = _mm256_add_pd(a1, _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i*)(f + i + 4))));
+      a2 = _mm256_add_pd(a2, _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i*)(f + i + 8))));
+      a3 = _mm256_add_pd(a3, _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i*)(f + i + 12))));
+    }
+    for (; i < n; i++) tail += f[i];
+  }
+  __m256d s = _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3));
+  double lanes[4];
+  _mm256_storeu_pd(lanes, s);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3] + tail;
+}
+
+// ---- threaded fold over a byte span ------------------------------------------------------
+enum source { SRC_MAP, SRC_PREAD };
+
+struct job {
+  enum source src;
+  const uint8_t* base;  // SRC_MAP: start of the span in the mapping
+  int fd;               // SRC_PREAD
+  uint64_t file_off;    // SRC_PREAD: file offset of the span start
+  uint64_t begin, end;  // byte range within the span, element aligned
+  enum dtype dt;
+  double sum;
+};
+
+#define PREAD_WINDOW (4u << 20)
+
+static void* run_job(void* arg) {
+  struct job* j = (struct job*)arg;
+  size_t es = elem_size(j->dt);
+  if (j->src == SRC_MAP) {
+    j->sum = fold_sum(j->base + j->begin, (j->end - j->begin) / es, j->dt);
+    return NULL;
+  }
+  uint8_t* win = aligned_alloc(4096, PREAD_WINDOW);
+  if (!win) die("aligned_alloc");
+  double s = 0;
+  for (uint64_t at = j->begin; at < j->end;) {
+    uint64_t want = j->end - at < PREAD_WINDOW ? j->end - at : PREAD_WINDOW;
+    uint64_t got = 0;
+    while (got < want) {
+      ssize_t r = pread(j->fd, win + got, want - got, (off_t)(j->file_off + at + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) die("pread");
+      got += (uint64_t)r;
+    }
+    s += fold_sum(win, want / es, j->dt);
+    at += want;
+  }
+  free(win);
+  j->sum = s;
+  return NULL;
+}
+
+static int cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : (int)n;
+}
+
+static double fold_parallel(enum source src, const uint8_t* base, int fd, uint64_t file_off,
+                            uint64_t len, enum dtype dt) {
+  int nt = cores();
+  size_t es = elem_size(dt);
+  uint64_t elems = len / es, per = (elems + (uint64_t)nt - 1) / (uint64_t)nt;
+  struct job jobs[256];
+  pthread_t th[256];
+  if (nt > 256) nt = 256;
+  for (int t = 0; t < nt; t++) {
+    uint64_t b = per * (uint64_t)t, e = b + per;
+    if (b > elems) b = elems;
+    if (e > elems) e = elems;
+    jobs[t] = (struct job){src, base, fd, file_off, b * es, e * es, dt, 0};
+    if (t > 0 && pthread_create(&th[t], NULL, run_job, &jobs[t])) die("pthread_create");
+  }
+  run_job(&jobs[0]);
+  double s = jobs[0].sum;
+  for (int t = 1; t < nt; t++) {
+    pthread_join(th[t], NULL);
+    s += jobs[t].sum;
+  }
+  return s;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static const uint8_t* map_span(int fd, uint64_t off, uint64_t len, int flags, void** map_base,
+                               size_t* map_len) {
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = off / page * page;
+  *map_len = (size_t)(off - start + len);
+  *map_base = mmap(NULL, *map_len, PROT_READ, MAP_SHARED | flags, fd, (off_t)start);
+  if (*map_base == MAP_FAILED) die("mmap");
+  return (const uint8_t*)*map_base + (off - start);
+}
+
+static int mode_span(const char* mode, int argc, char** argv) {
+  if (argc < 6) {
+    fprintf(stderr, "usage: probe %s FILE OFFSET LEN DTYPE%s\n", mode,
+            strcmp(mode, "warm") ? "" : " REPS");
+    return 2;
+  }
+  const char* path = argv[2];
+  uint64_t off = strtoull(argv[3], NULL, 10), len = strtoull(argv[4], NULL, 10);
+  enum dtype dt = parse_dtype(argv[5]);
+  double t0 = now_s();
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) die("open");
+  void* mb;
+  size_t ml;
+  double sum = 0, secs = 0;
+  if (!strcmp(mode, "warm")) {
+    int reps = argc > 6 ? atoi(argv[6]) : 5;
+    if (reps < 1) reps = 1;
+    if (reps > 1000) reps = 1000;
+    const uint8_t* p = map_span(fd, off, len, 0, &mb, &ml);
+    sum = fold_parallel(SRC_MAP, p, -1, 0, len, dt);  // touch: fault every page in
+    double* t = malloc(sizeof(double) * (size_t)reps);
+    for (int r = 0; r < reps; r++) {
+      double a = now_s();
+      sum = fold_parallel(SRC_MAP, p, -1, 0, len, dt);
+      t[r] = now_s() - a;
+    }
+    qsort(t, (size_t)reps, sizeof(double), cmp_double);
+    secs = t[reps / 2];
+    printf("{\"mode\":\"warm\",\"seconds\":%.9f,\"best\":%.9f,\"sum\":%.17g,\"bytes\":%llu,\"threads\":%d}\n",
+           secs, t[0], sum, (unsigned long long)len, cores());
+    free(t);
+    munmap(mb, ml);
+    close(fd);
+    return 0;
+  }
+  if (!strcmp(mode, "fault")) {
+    const uint8_t* p = map_span(fd, off, len, 0, &mb, &ml);
+    sum = fold_parallel(SRC_MAP, p, -1, 0, len, dt);
+    munmap(mb, ml);
+  } else if (!strcmp(mode, "populate")) {
+    const uint8_t* p = map_span(fd, off, len, MAP_POPULATE, &mb, &ml);
+    sum = fold_parallel(SRC_MAP, p, -1, 0, len, dt);
+    munmap(mb, ml);
+  } else if (!strcmp(mode, "pread")) {
+    sum = fold_parallel(SRC_PREAD, NULL, fd, off, len, dt);
+  } else {
+    fprintf(stderr, "probe: unknown mode %s\n", mode);
+    return 2;
+  }
+  close(fd);
+  secs = now_s() - t0;
+  printf("{\"mode\":\"%s\",\"seconds\":%.9f,\"sum\":%.17g,\"bytes\":%llu,\"threads\":%d}\n", mode, secs,
+         sum, (unsigned long long)len, cores());
+  return 0;
+}
+
+#ifdef PROBE_ZSTD
+// ---- zstd: decode rate of the chunks of a .tet file (layout v1) --------------------------
+struct frame {
+  uint64_t off, stored, raw;
+};
+
+static uint64_t rd64(const uint8_t* p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+static uint32_t rd32(const uint8_t* p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+// Reads the chunk index of a single-dataset .tet file; bench files only, checked loosely
+// but never trusted past the file length.
+static struct frame* read_frames(const uint8_t* f, uint64_t flen, size_t* count, enum dtype* dt) {
+  if (flen < 40 || memcmp(f, "TETR", 4) || rd32(f + 8) != 1) {
+    fprintf(stderr, "probe: not a single-dataset .tet v1 file\n");
+    exit(2);
+  }
+  uint32_t tag = rd32(f + 44);
+  *dt = tag == 2 ? DT_F64 : tag == 3 ? DT_I32 : DT_F32;
+  uint64_t io = rd64(f + 16);
+  if (io + 32 > flen || memcmp(f + io, "TIDX", 4)) {
+    fprintf(stderr, "probe: chunk index not found\n");
+    exit(2);
+  }
+  uint64_t n = rd64(f + io + 8);
+  if (n > (flen - io - 32) / 104) {
+    fprintf(stderr, "probe: chunk index larger than file\n");
+    exit(2);
+  }
+  struct frame* fr = malloc(sizeof(struct frame) * (size_t)(n ? n : 1));
+  size_t k = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    const uint8_t* e = f + io + 32 + i * 104;
+    uint64_t off = rd64(e + 72), raw = rd64(e + 80), st = rd64(e + 88);
+    uint32_t codec = rd32(e + 96);
+    if (off > flen || st > flen - off) {
+      fprintf(stderr, "probe: payload out of bounds\n");
+      exit(2);
+    }
+    if (codec == 1) fr[k++] = (struct frame){off, st, raw};
+  }
+  *count = k;
+  return fr;
+}
+
+struct zjob {
+  const uint8_t* file;
+  const struct frame* fr;
+  size_t first, count;
+  int stride;
+  int fold;  // 0: decode only
+  enum dtype dt;
+  uint64_t raw_bytes;
+  double sum;
+};
+
+static void* run_zjob(void* arg) {
+  struct zjob* j = (struct zjob*)arg;
+  ZSTD_DCtx* dc = ZSTD_createDCtx();
+  uint64_t cap = 0;
+  uint8_t* buf = NULL;
+  for (size_t i = j->first; i < j->count; i += (size_t)j->stride) {
+    const struct frame* fr = &j->fr[i];
+    if (fr->raw > cap) {
+      free(buf);
+      cap = fr->raw;
+      buf = aligned_alloc(64, (cap + 63) / 64 * 64);
+      if (!buf) die("aligned_alloc");
+    }
+    size_t r = ZSTD_decompressDCtx(dc, buf, fr->raw, j->file + fr->off, fr->stored);
+    if (ZSTD_isError(r) || r != fr->raw) {
+      fprintf(stderr, "probe: zstd decode failed: %s\n", ZSTD_getErrorName(r));
+      exit(2);
+    }
+    j->raw_bytes += r;
+    if (j->fold) j->sum += fold_sum(buf, r / elem_size(j->dt), j->dt);
+  }
+  free(buf);
+  ZSTD_freeDCtx(dc);
+  return NULL;
+}
+
+static int mode_zstd(int argc, char** argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: probe zstd TETFILE [REPS]\n");
+    return 2;
+  }
+  int reps = argc > 3 ? atoi(argv[3]) : 3;
+  if (reps < 1) reps = 1;
+  int fd = open(argv[2], O_RDONLY);
+  if (fd < 0) die("open");
+  struct stat st;
+  if (fstat(fd, &st)) die("fstat");
+  uint64_t flen = (uint64_t)st.st_size;
+  const uint8_t* f = mmap(NULL, flen, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+  if (f == MAP_FAILED) die("mmap");
+  size_t n;
+  enum dtype dt;
+  struct frame* fr = read_frames(f, flen, &n, &dt);
+  uint64_t stored = 0;
+  for (size_t i = 0; i < n; i++) stored += fr[i].stored;
+  // One core: decode only (the libzstd rate the target is based on). Best of reps.
+  double best1 = 1e300;
+  uint64_t raw = 0;
+  for (int r = 0; r < reps; r++) {
+    struct zjob j = {f, fr, 0, n, 1, 0, dt, 0, 0};
+    double a = now_s();
+    run_zjob(&j);
+    double t = now_s() - a;
+    raw = j.raw_bytes;
+    if (t < best1) best1 = t;
+  }
+  // All cores: decode + fold, chunks dealt round-robin. Best of reps.
+  int nt = cores();
+  if (nt > 256) nt = 256;
+  double bestn = 1e300, sum = 0;
+  for (int r = 0; r < reps; r++) {
+    struct zjob jobs[256];
+    pthread_t th[256];
+    double a = now_s();
+    for (int t = 0; t < nt; t++) {
+      jobs[t] = (struct zjob){f, fr, (size_t)t, n, nt, 1, dt, 0, 0};
+      if (t > 0 && pthread_create(&th[t], NULL, run_zjob, &jobs[t])) die("pthread_create");
+    }
+    run_zjob(&jobs[0]);
+    double s = jobs[0].sum;
+    for (int t = 1; t < nt; t++) {
+      pthread_join(th[t], NULL);
+      s += jobs[t].sum;
+    }
+    double t = now_s() - a;
+    sum = s;
+    if (t < bestn) bestn = t;
+  }
+  printf("{\"mode\":\"zstd\",\"frames\":%zu,\"raw_bytes\":%llu,\"stored_bytes\":%llu,"
+         "\"decode_1core_seconds\":%.9f,\"decode_fold_all_seconds\":%.9f,\"sum\":%.17g,\"threads\":%d}\n",
+         n, (unsigned long long)raw, (unsigned long long)stored, best1, bestn, sum, nt);
+  free(fr);
+  return 0;
+}
+
+static int mode_compress(int argc, char** argv) {
+  if (argc < 5) {
+    fprintf(stderr, "usage: probe compress LEVEL IN OUT\n");
+    return 2;
+  }
+  int level = atoi(argv[2]);
+  FILE* in = fopen(argv[3], "rb");
+  if (!in) die("open input");
+  fseek(in, 0, SEEK_END);
+  long n = ftell(in);
+  fseek(in, 0, SEEK_SET);
+  uint8_t* src = malloc((size_t)(n ? n : 1));
+  if ((long)fread(src, 1, (size_t)n, in) != n) die("read input");
+  fclose(in);
+  size_t cap = ZSTD_compressBound((size_t)n);
+  uint8_t* dst = malloc(cap);
+  size_t r = ZSTD_compress(dst, cap, src, (size_t)n, level);
+  if (ZSTD_isError(r)) {
+    fprintf(stderr, "probe: zstd compress failed: %s\n", ZSTD_getErrorName(r));
+    return 2;
+  }
+  FILE* out = fopen(argv[4], "wb");
+  if (!out || fwrite(dst, 1, r, out) != r || fclose(out)) die("write output");
+  free(src);
+  free(dst);
+  return 0;
+}
+#endif
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: probe warm|fault|populate|pread|zstd|compress ...\n");
+    return 2;
+  }
+#ifdef PROBE_ZSTD
+  if (!strcmp(argv[1], "zstd")) return mode_zstd(argc, argv);
+  if (!strcmp(argv[1], "compress")) return mode_compress(argc, argv);
+#endif
+  return mode_span(argv[1], argc, argv);
+}
