@@ -1,0 +1,73 @@
+// Client-side query history (`tet qhist`): recent query documents as JSONL in the platform
+// cache ($XDG_CACHE_HOME or ~/.cache)/tetration/query_history.jsonl, rotated to the newest
+// TET_QUERY_HISTORY_MAX entries (default 1000; 0 disables recording). Never touches .tet files.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import type { QueryDocument } from './document';
+
+export interface QueryHistoryEntry {
+  /** ISO-8601 time of the run. */
+  at: string;
+  /** Absolute .tet path, or null when the query was only validated. */
+  tet: string | null;
+  execute: boolean;
+  query: QueryDocument;
+}
+
+export const DEFAULT_HISTORY_MAX = 1000;
+
+export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  return join(base, 'tetration', 'query_history.jsonl');
+}
+
+export function historyMax(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.TET_QUERY_HISTORY_MAX;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_HISTORY_MAX;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : DEFAULT_HISTORY_MAX;
+}
+
+function isEntry(v: unknown): v is QueryHistoryEntry {
+  const e = v as QueryHistoryEntry;
+  return !!e && typeof e === 'object' && typeof e.at === 'string' && (e.tet === null || typeof e.tet === 'string')
+    && typeof e.execute === 'boolean' && !!e.query && typeof e.query === 'object';
+}
+
+/** Entries oldest first; unreadable lines are skipped. */
+export function readHistory(env: NodeJS.ProcessEnv = process.env): QueryHistoryEntry[] {
+  const file = historyPath(env);
+  if (!existsSync(file)) return [];
+  const out: QueryHistoryEntry[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const v = JSON.parse(line);
+      if (isEntry(v)) out.push(v);
+    } catch {
+      // a torn or foreign line: ignore it
+    }
+  }
+  return out;
+}
+
+/** Appends one entry and rotates; best-effort (history must never fail a query). */
+export function appendHistory(entry: QueryHistoryEntry, env: NodeJS.ProcessEnv = process.env): void {
+  const max = historyMax(env);
+  if (max === 0) return;
+  const file = historyPath(env);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    appendFileSync(file, JSON.stringify(entry) + '\n');
+    const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+    if (lines.length > max) {
+      // Rewrite atomically so a concurrent reader never sees a half-written file.
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, lines.slice(lines.length - max).join('\n') + '\n');
+      renameSync(tmp, file);
+    }
+  } catch {
+    // cache dir not writable: skip recording
+  }
+}
