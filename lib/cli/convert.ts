@@ -1,7 +1,9 @@
 // `tet convert SRC OUT.tet` (HDF5 / NetCDF / Zarr -> .tet) and `tet export FILE.tet OUT.zarr`
 // (.tet -> Zarr v3). Uses the public SDK only; progress bars on a TTY unless --quiet.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import cliProgress from 'cli-progress';
+// cli-progress ships no type declarations; the slice used here is typed below.
+// @ts-ignore TS7016
+import cliProgressUntyped from 'cli-progress';
 import { convert } from '../convert';
 import { exportZarr } from '../export';
 
@@ -21,6 +23,16 @@ function parseLevel(value: string): number {
   if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`expected an integer, got ${JSON.stringify(value)}`);
   return Number(value);
 }
+
+interface ProgressBar {
+  start(total: number, value: number, payload: Record<string, unknown>): void;
+  update(value: number, payload: Record<string, unknown>): void;
+  stop(): void;
+}
+const cliProgress = cliProgressUntyped as {
+  SingleBar: new (options: Record<string, unknown>, preset: unknown) => ProgressBar;
+  Presets: { shades_classic: unknown };
+};
 
 function progressBar(quiet: boolean | undefined, unit: string) {
   if (quiet || !process.stderr.isTTY) return null;
