@@ -4,6 +4,8 @@ export { open, openSync, TetFile } from './file';
 export type { OpenOptions, ReadResult, FileLayout, FooterInfo } from './file';
 export { TetWriter } from './writer';
 export type { DatasetSpec, WriterOptions, WriteCodec, HistoryInput } from './writer';
+export { verify, repair, REPAIR_CODES, QUICK_DECODE_CHUNKS } from './health';
+export type { VerifyReport, VerifyFinding, VerifyOptions, RepairCode, RepairResult, Severity } from './health';
 export {
   TetError, TetQueryError, TetFormatError, TetBudgetError, TetIoError, TetCancelledError, TetDeviceError,
   ERROR_CODES, isTetError,
@@ -12,3 +14,15 @@ export type { KnownErrorCode } from './errors';
 export { hostInfo } from './host';
 export { DTYPE_BY_TAG, DTYPE_TAG, DTYPE_SIZE } from './types';
 export type * from './types';
+
+// Queries (lib/query, lib/response)
+export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, runQuery, planQuery, QUERY_LIMITS } from './query';
+export type { QueryDocument, RunQueryOptions, QueryFormat, SelectionAxisWire } from './query';
+export { toJsonText } from './response';
+export type { QueryResponse } from './response';
+
+// Conversion and export (lib/convert, lib/export)
+export { convert, detectSource } from './convert';
+export type { ConvertOptions, ConvertProgress, ConvertReport, ConvertedDataset, CodecOption, SourceKind } from './convert';
+export { exportZarr } from './export';
+export type { ExportZarrOptions, ExportZarrReport } from './export';

@@ -1,0 +1,198 @@
+// `tet info`, `tet verify`, `tet repair`: inspect a file, check its health, fix what verify
+// recommends. Uses the public SDK only.
+import type { Command } from 'commander';
+import Table from 'cli-table3';
+import { open, type TetFile } from '../file';
+import { repair, verify, REPAIR_CODES, type VerifyFinding, type VerifyReport } from '../health';
+import type { DatasetInfo } from '../types';
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
+}
+
+function ratio(d: DatasetInfo): string {
+  return d.storedBytes > 0 ? `${(d.logicalBytes / d.storedBytes).toFixed(2)}x` : '-';
+}
+
+function codecMix(d: DatasetInfo): string {
+  const parts = [];
+  if (d.codecs.raw) parts.push(`raw ${d.codecs.raw}`);
+  if (d.codecs.zstd) parts.push(`zstd ${d.codecs.zstd}`);
+  return parts.join(', ') || '-';
+}
+
+function dims(v: number[]): string {
+  return v.join(' x ');
+}
+
+/** The JSON form of `tet info --json`. */
+export function infoJson(file: TetFile, withHistory: boolean): Record<string, unknown> {
+  const meta = file.metadata.datasets ?? {};
+  const { datasets: _perDataset, ...fileMeta } = file.metadata;
+  return {
+    path: file.path,
+    file_len: file.layout.fileLen,
+    layout_version: 1,
+    flags: file.layout.flags,
+    chunk_index: { offset: file.layout.chunkIndexOffset, length: file.layout.chunkIndexLength },
+    execution: file.fileExecution,
+    footer: {
+      present: file.layout.footer.present,
+      metadata_spilled: file.layout.footer.metadataSpilled,
+      payload_limit: file.layout.footer.payloadLimit,
+      history_rows: file.history.length,
+    },
+    datasets: file.datasets.map((d) => ({
+      name: d.name, id: d.id, dtype: d.dtype, shape: d.shape, chunk_shape: d.chunkShape, grid: d.grid,
+      chunk_count: d.chunkCount, codecs: d.codecs, logical_bytes: d.logicalBytes, stored_bytes: d.storedBytes,
+      ratio: d.storedBytes > 0 ? d.logicalBytes / d.storedBytes : null,
+      dim_names: meta[d.name]?.dim_names ?? null,
+      coords: Object.fromEntries(Object.entries(meta[d.name]?.coords ?? {}).map(([k, c]) => [k, { labels: c.labels.length }])),
+      attrs: meta[d.name]?.attrs ?? {},
+    })),
+    file_metadata: fileMeta,
+    ...(withHistory ? { history: file.history } : {}),
+  };
+}
+
+function printInfo(file: TetFile, withHistory: boolean): void {
+  const l = file.layout;
+  const e = file.fileExecution;
+  out(`file       ${file.path}`);
+  out(`size       ${formatBytes(l.fileLen)} (${l.fileLen} bytes), layout v1, flags 0x${l.flags.toString(16)}`);
+  out(`index      offset ${l.chunkIndexOffset}, ${l.chunkIndexLength} bytes`);
+  const pct = e.memory_budget_percent_bps ? `${e.memory_budget_percent_bps / 100}% of RAM` : 'default (25% of RAM)';
+  const cap = e.memory_budget_bytes ? `, cap ${formatBytes(e.memory_budget_bytes)}` : '';
+  out(`execution  memory budget ${pct}${cap}`);
+  out(`footer     ${l.footer.present ? `present (history ${file.history.length} rows, metadata ${l.footer.metadataSpilled ? 'spilled' : 'inline'})` : 'none'}`);
+  out(`datasets   ${file.datasets.length}`);
+  if (file.datasets.length > 0) {
+    const table = new Table({
+      head: ['name', 'dtype', 'shape', 'chunk', 'grid', 'codecs', 'logical', 'stored', 'ratio'],
+      style: { head: [], border: [] },
+    });
+    for (const d of file.datasets) {
+      table.push([d.name, d.dtype, dims(d.shape), dims(d.chunkShape), `${dims(d.grid)} (${d.chunkCount})`, codecMix(d),
+        formatBytes(d.logicalBytes), formatBytes(d.storedBytes), ratio(d)]);
+    }
+    out(table.toString());
+  }
+  const meta = file.metadata.datasets ?? {};
+  for (const d of file.datasets) {
+    const m = meta[d.name];
+    if (!m) continue;
+    out(`${d.name}:`);
+    if (m.dim_names) out(`  dims    ${m.dim_names.join(', ')}`);
+    for (const [k, c] of Object.entries(m.coords ?? {})) {
+      const sample = c.labels.slice(0, 3).map((x) => JSON.stringify(x)).join(', ');
+      out(`  coords  ${k}: ${c.labels.length} labels (${sample}${c.labels.length > 3 ? ', ...' : ''})`);
+    }
+    for (const [k, v] of Object.entries(m.attrs ?? {})) out(`  attr    ${k} = ${JSON.stringify(v)}`);
+  }
+  const { datasets: _perDataset, ...fileMeta } = file.metadata;
+  for (const [k, v] of Object.entries(fileMeta)) out(`metadata   ${k} = ${JSON.stringify(v)}`);
+  if (withHistory) {
+    if (file.history.length === 0) out('history    (none)');
+    else {
+      const table = new Table({ head: ['#', 'op', 'source', 'at'], style: { head: [], border: [] } });
+      file.history.forEach((h, i) => table.push([String(i), h.op, h.source, h.at]));
+      out(table.toString());
+    }
+  }
+}
+
+function findingLine(f: VerifyFinding, path: string): string {
+  const fix = f.recommendation ? ` -> tet repair ${path} --apply ${f.recommendation}` : '';
+  return `${f.severity} [${f.code}] ${f.message}${fix}`;
+}
+
+function printVerify(r: VerifyReport, quiet: boolean): void {
+  if (quiet) {
+    for (const f of r.findings) out(findingLine(f, r.path));
+    return;
+  }
+  out(`verify ${r.path}`);
+  const errors = r.findings.filter((f) => f.severity === 'error').length;
+  out(`  structure  ${r.structureOk ? `ok (${r.datasets} datasets, ${r.chunksTotal} chunks)` : 'FAILED'}`);
+  if (r.structureOk) {
+    const scope = r.chunksDecoded === r.chunksTotal ? 'all' : `first ${r.chunksDecoded} of ${r.chunksTotal} (use --deep for all)`;
+    out(`  decode     ${scope} chunks checked`);
+    out(`  footer     ${r.footer}`);
+  }
+  for (const f of r.findings) out(`  ${findingLine(f, r.path)}`);
+  out(r.ok ? 'ok' : `${errors} error(s)`);
+}
+
+export function registerInfoCommands(program: Command): void {
+  program
+    .command('info')
+    .description('show datasets, chunking, codecs, metadata and footer of a .tet file')
+    .argument('<file>', '.tet file')
+    .option('--json', 'machine-readable output')
+    .option('--history', 'include the footer history')
+    .action(async (path: string, opts: { json?: boolean; history?: boolean }) => {
+      const file = await open(path);
+      try {
+        if (opts.json) out(JSON.stringify(infoJson(file, opts.history ?? false), null, 2));
+        else printInfo(file, opts.history ?? false);
+      } finally {
+        file.close();
+      }
+    });
+
+  program
+    .command('verify')
+    .description('check structure, chunk decoding, tensor sizes and footer; exit 1 on problems')
+    .argument('<file>', '.tet file')
+    .option('--deep', 'decode every chunk (default: the first 128)')
+    .option('-q, --quiet', 'print only problems')
+    .option('--json', 'machine-readable output')
+    .action(async (path: string, opts: { deep?: boolean; quiet?: boolean; json?: boolean }) => {
+      const report = await verify(path, { deep: opts.deep ?? false });
+      if (opts.json) out(JSON.stringify(report, null, 2));
+      else printVerify(report, opts.quiet ?? false);
+      if (!report.ok) process.exitCode = 1;
+    });
+
+  program
+    .command('repair')
+    .description('show the repair plan for a file, or apply one fix (--apply footer_invalid)')
+    .argument('<file>', '.tet file')
+    .option('--apply <code>', `apply a recommendation (${REPAIR_CODES.join(', ')})`)
+    .action(async (path: string, opts: { apply?: string }) => {
+      if (opts.apply) {
+        const result = await repair(path, opts.apply);
+        out(`applied ${result.applied}: ${path} rewritten without its footer (${result.newLength} bytes)`);
+        const after = await verify(path);
+        out(after.ok ? 'verify: ok' : `verify: still ${after.findings.length} problem(s); run tet verify ${path}`);
+        if (!after.ok) process.exitCode = 1;
+        return;
+      }
+      const report = await verify(path);
+      const fixes = report.findings.filter((f) => f.recommendation);
+      const unfixable = report.findings.filter((f) => !f.recommendation && f.severity === 'error');
+      if (fixes.length === 0 && unfixable.length === 0) {
+        out(`${path}: nothing to repair`);
+        return;
+      }
+      for (const f of fixes) {
+        out(`fix ${f.recommendation}: ${f.message}`);
+        out(`  plan: drop the footer region and clear superblock flag bit 1 (atomic rewrite)`);
+        out(`  run:  tet repair ${path} --apply ${f.recommendation}`);
+      }
+      for (const f of unfixable) out(`cannot repair [${f.code}] ${f.message}`);
+      if (unfixable.length > 0) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,50 @@
+// The public API surface: exported runtime names of lib/index.ts and of the built bundles
+// (dist/index.cjs via require, dist/index.mjs via import; built by `npm run build:ts`).
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import * as api from '../lib/index';
+
+const PUBLIC_NAMES = [
+  'DTYPE_BY_TAG', 'DTYPE_SIZE', 'DTYPE_TAG', 'ERROR_CODES', 'QUERY_LIMITS', 'QUICK_DECODE_CHUNKS', 'REPAIR_CODES',
+  'TetBudgetError', 'TetCancelledError', 'TetDeviceError', 'TetError', 'TetFile', 'TetFormatError', 'TetIoError',
+  'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'exportZarr', 'hostInfo', 'isTetError', 'open', 'openSync',
+  'parseQueryFile', 'parseQueryText', 'planQuery', 'queryJsonSchema', 'repair', 'runQuery', 'toJsonText', 'validateQuery',
+  'verify',
+].sort();
+
+const names = (m: object) => Object.keys(m).filter((k) => k !== 'default' && k !== '__esModule').sort();
+const root = join(__dirname, '..');
+
+describe('public API surface', () => {
+  it('lib/index.ts exports exactly the public names', () => {
+    expect(names(api)).toEqual(PUBLIC_NAMES);
+  });
+
+  it('error classes form one hierarchy under TetError', () => {
+    for (const C of [api.TetQueryError, api.TetFormatError, api.TetBudgetError, api.TetIoError, api.TetCancelledError, api.TetDeviceError]) {
+      const e = new C('TET_X', 'm');
+      expect(e).toBeInstanceOf(api.TetError);
+      expect(e).toBeInstanceOf(Error);
+      expect(e.name).toBe(C.name);
+    }
+  });
+
+  const cjs = join(root, 'dist/index.cjs');
+  const esm = join(root, 'dist/index.mjs');
+  it.skipIf(!existsSync(cjs))('dist/index.cjs (require) exports the same names', () => {
+    const mod = createRequire(__filename)(cjs) as object;
+    expect(names(mod)).toEqual(PUBLIC_NAMES);
+  });
+  it.skipIf(!existsSync(esm))('dist/index.mjs (import) exports the same names', async () => {
+    const mod = (await import(pathToFileURL(esm).href)) as object;
+    expect(names(mod)).toEqual(PUBLIC_NAMES);
+  });
+  it.skipIf(!existsSync(join(root, 'dist/index.d.ts')))('dist/index.d.ts declares the public names', async () => {
+    const { readFileSync } = await import('node:fs');
+    const dts = readFileSync(join(root, 'dist/index.d.ts'), 'utf8');
+    for (const n of PUBLIC_NAMES) expect(dts, n).toMatch(new RegExp(`\\b${n}\\b`));
+  });
+});
