@@ -22,6 +22,8 @@ const ajv = new Ajv({
   strict: true,
   allowUnionTypes: true,
   allErrors: false,
+  // errors carry parentSchema, whose description says what was expected
+  verbose: true,
   logger: false,
 });
 const validate = ajv.compile(schema);
@@ -41,6 +43,8 @@ writeFileSync(join(genDir, 'validate.d.ts'), banner + [
   '  keyword: string;',
   '  params: Record<string, unknown>;',
   '  message?: string;',
+  '  parentSchema?: Record<string, unknown>;',
+  '  data?: unknown;',
   '}',
   'export interface QuerySchemaValidator {',
   '  (data: unknown): boolean;',

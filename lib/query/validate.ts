@@ -30,16 +30,6 @@ export function valueDepth(value: unknown, limit: number): number {
   return max;
 }
 
-function schemaNode(pointer: string): Record<string, unknown> | undefined {
-  // schemaPath looks like "#/definitions/axisSpec/anyOf" or "#/properties/q/minimum".
-  let node: unknown = querySchema;
-  for (const raw of pointer.replace(/^#\/?/, '').split('/').filter(Boolean)) {
-    if (!isPlainObject(node) && !Array.isArray(node)) return undefined;
-    node = (node as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
-  }
-  return isPlainObject(node) ? node : undefined;
-}
-
 function valueAt(root: unknown, pointer: string): unknown {
   let v: unknown = root;
   for (const raw of pointer.split('/').slice(1)) {
@@ -54,8 +44,7 @@ function schemaError(root: unknown, err: QuerySchemaError): TetQueryError {
   const found = valueAt(root, err.instancePath);
   if (err.keyword === 'additionalProperties') {
     const key = String(err.params.additionalProperty);
-    const parent = schemaNode(err.schemaPath.replace(/\/additionalProperties$/, ''));
-    const allowed = Object.keys((parent?.properties as object | undefined) ?? {}).join(', ');
+    const allowed = Object.keys((err.parentSchema?.properties as object | undefined) ?? {}).join(', ');
     return new TetQueryError('TET_QUERY_UNKNOWN_KEY',
       `query ${path}: unknown key ${describeFound(key)} (allowed: ${allowed})`);
   }
@@ -67,22 +56,10 @@ function schemaError(root: unknown, err: QuerySchemaError): TetQueryError {
     return new TetQueryError('TET_QUERY_INVALID',
       `query ${path}: "${String(err.params.property)}" requires "${String(err.params.missingProperty)}" (histogram min and max go together)`);
   }
-  // The description of the failing schema node (or its parent for keyword-level failures)
-  // says what was expected in domain words.
-  const keywordPath = err.schemaPath;
-  const ownerPath = keywordPath.slice(0, keywordPath.lastIndexOf('/'));
-  const owner = schemaNode(ownerPath);
-  let expected = typeof owner?.description === 'string' ? owner.description : undefined;
-  if (!expected) {
-    // Inside an anyOf branch without description: use the nearest described ancestor.
-    let p = ownerPath;
-    while (!expected && p.includes('/')) {
-      p = p.slice(0, p.lastIndexOf('/'));
-      const n = schemaNode(p);
-      if (typeof n?.description === 'string') expected = n.description;
-    }
-  }
-  expected ??= err.message ?? `a value satisfying ${err.keyword}`;
+  // The description of the failing schema (ajv verbose errors carry it) says what was
+  // expected in domain words.
+  const desc = err.parentSchema?.description;
+  const expected = typeof desc === 'string' ? desc : err.message ?? `a value satisfying ${err.keyword}`;
   return queryError('TET_QUERY_INVALID', path, expected, found);
 }
 

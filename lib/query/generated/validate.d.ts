@@ -5,6 +5,8 @@ export interface QuerySchemaError {
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
+  parentSchema?: Record<string, unknown>;
+  data?: unknown;
 }
 export interface QuerySchemaValidator {
   (data: unknown): boolean;

@@ -23,7 +23,7 @@ const _errs3 = errors;
 let valid2 = false;
 const _errs4 = errors;
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-const err0 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err0 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -35,7 +35,7 @@ errors++;
 if(errors === _errs4){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 4294967295 || isNaN(data)){
-const err1 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+const err1 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -46,7 +46,7 @@ errors++;
 }
 else {
 if(data < 0 || isNaN(data)){
-const err2 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err2 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -65,7 +65,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data === "string"){
 if(data.length > 256){
-const err3 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+const err3 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -76,7 +76,7 @@ errors++;
 }
 else {
 if(data.length < 1){
-const err4 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err4 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -87,7 +87,7 @@ errors++;
 }
 else {
 if(!pattern2.test(data)){
-const err5 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\""};
+const err5 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -100,7 +100,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -114,7 +114,7 @@ var _valid1 = _errs6 === errors;
 valid2 = valid2 || _valid1;
 }
 if(!valid2){
-const err7 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err7 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -141,7 +141,7 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(Array.isArray(data)){
 if(data.length > 8){
-const err8 = {instancePath,schemaPath:"#/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+const err8 = {instancePath,schemaPath:"#/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items",schema:8,parentSchema:schema14.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -160,7 +160,7 @@ const _errs12 = errors;
 let valid5 = false;
 const _errs13 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err9 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err9 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data0};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -172,7 +172,7 @@ errors++;
 if(errors === _errs13){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 4294967295 || isNaN(data0)){
-const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data0};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -183,7 +183,7 @@ errors++;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-const err11 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err11 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data0};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -202,7 +202,7 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data0 === "string"){
 if(data0.length > 256){
-const err12 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+const err12 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data0};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -213,7 +213,7 @@ errors++;
 }
 else {
 if(data0.length < 1){
-const err13 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err13 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data0};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -224,7 +224,7 @@ errors++;
 }
 else {
 if(!pattern2.test(data0)){
-const err14 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\""};
+const err14 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data0};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -237,7 +237,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data0};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -251,7 +251,7 @@ var _valid2 = _errs15 === errors;
 valid5 = valid5 || _valid2;
 }
 if(!valid5){
-const err16 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err16 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data0};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -279,7 +279,7 @@ break;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema14.anyOf[1].type,parentSchema:schema14.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -293,7 +293,7 @@ var _valid0 = _errs8 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
-const err18 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err18 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema14.anyOf,parentSchema:schema14,data};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -329,7 +329,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "fill") || (key0 === "axis")) || (key0 === "axes"))){
-validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data}];
 return false;
 break;
 }
@@ -339,7 +339,7 @@ if(data.fill !== undefined){
 let data0 = data.fill;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate33.errors = [{instancePath:instancePath+"/fill",schemaPath:"#/properties/fill/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate33.errors = [{instancePath:instancePath+"/fill",schemaPath:"#/properties/fill/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema17.properties.fill.type,parentSchema:schema17.properties.fill,data:data0}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -376,7 +376,7 @@ var valid0 = true;
 }
 }
 else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data}];
 return false;
 }
 }
@@ -393,14 +393,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.q === undefined) && (missing0 = "q")){
-validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema18.required,parentSchema:schema18,data}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "q") || (key0 === "axis")) || (key0 === "axes"))){
-validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema18,data}];
 return false;
 break;
 }
@@ -412,18 +412,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1 || isNaN(data0)){
-validate37.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate37.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema18.properties.q,data:data0}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate37.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate37.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema18.properties.q,data:data0}];
 return false;
 }
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate37.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema18.properties.q.type,parentSchema:schema18.properties.q,data:data0}];
 return false;
 }
 }
@@ -462,7 +462,7 @@ var valid0 = true;
 }
 }
 else {
-validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.type,parentSchema:schema18,data}];
 return false;
 }
 }
@@ -479,14 +479,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.bins === undefined) && (missing0 = "bins")){
-validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema19.required,parentSchema:schema19,data}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "bins") || (key0 === "axis")) || (key0 === "axes")) || (key0 === "min")) || (key0 === "max"))){
-validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema19,data}];
 return false;
 break;
 }
@@ -497,7 +497,7 @@ if(data.min !== undefined && ((data.max === undefined) && (missing1 = "max"))){
 validate41.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "min",
     missingProperty: missing1,
     depsCount: 1,
-    deps: "max"},message:"must have property max when property min is present"}];
+    deps: "max"},message:"must have property max when property min is present",schema:schema19.dependencies,parentSchema:schema19,data}];
 return false;
 }
 else {
@@ -505,7 +505,7 @@ if(data.max !== undefined && ((data.min === undefined) && (missing1 = "min"))){
 validate41.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "max",
     missingProperty: missing1,
     depsCount: 1,
-    deps: "min"},message:"must have property min when property max is present"}];
+    deps: "min"},message:"must have property min when property max is present",schema:schema19.dependencies,parentSchema:schema19,data}];
 return false;
 }
 else {
@@ -513,18 +513,18 @@ if(data.bins !== undefined){
 let data0 = data.bins;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate41.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate41.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.bins.type,parentSchema:schema19.properties.bins,data:data0}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1000000 || isNaN(data0)){
-validate41.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate41.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema19.properties.bins,data:data0}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate41.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate41.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema19.properties.bins,data:data0}];
 return false;
 }
 }
@@ -564,7 +564,7 @@ if(data.min !== undefined){
 let data3 = data.min;
 const _errs6 = errors;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
-validate41.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate41.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema19.properties.min.type,parentSchema:schema19.properties.min,data:data3}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -577,7 +577,7 @@ if(data.max !== undefined){
 let data4 = data.max;
 const _errs8 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate41.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate41.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema19.properties.max.type,parentSchema:schema19.properties.max,data:data4}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -595,7 +595,7 @@ var valid1 = true;
 }
 }
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.type,parentSchema:schema19,data}];
 return false;
 }
 }
@@ -613,7 +613,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "axis") || (key0 === "axes"))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema21,data}];
 return false;
 break;
 }
@@ -646,7 +646,7 @@ var valid0 = true;
 }
 }
 else {
-validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema21.type,parentSchema:schema21,data}];
 return false;
 }
 }
@@ -663,14 +663,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.dataset === undefined) && (missing0 = "dataset")){
-validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema11.required,parentSchema:schema11,data}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(func2.call(schema11.properties, key0))){
-validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema11,data}];
 return false;
 break;
 }
@@ -682,24 +682,24 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length > 1024){
-validate10.errors = [{instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate10.errors = [{instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema11.properties.dataset,data:data0}];
 return false;
 }
 else {
 if(data0.length < 1){
-validate10.errors = [{instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate10.errors = [{instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.dataset,data:data0}];
 return false;
 }
 else {
 if(!pattern0.test(data0)){
-validate10.errors = [{instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\"",schema:"\\S",parentSchema:schema11.properties.dataset,data:data0}];
 return false;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.dataset.type,parentSchema:schema11.properties.dataset,data:data0}];
 return false;
 }
 }
@@ -713,11 +713,11 @@ if(data.layout_version !== undefined){
 let data1 = data.layout_version;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate10.errors = [{instancePath:instancePath+"/layout_version",schemaPath:"#/properties/layout_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/layout_version",schemaPath:"#/properties/layout_version/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.layout_version.type,parentSchema:schema11.properties.layout_version,data:data1}];
 return false;
 }
 if(1 !== data1){
-validate10.errors = [{instancePath:instancePath+"/layout_version",schemaPath:"#/properties/layout_version/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"}];
+validate10.errors = [{instancePath:instancePath+"/layout_version",schemaPath:"#/properties/layout_version/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant",schema:1,parentSchema:schema11.properties.layout_version,data:data1}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -730,13 +730,13 @@ if(data.selection !== undefined){
 let data2 = data.selection;
 const _errs6 = errors;
 if((!(Array.isArray(data2))) && (data2 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection",schemaPath:"#/properties/selection/type",keyword:"type",params:{type: schema11.properties.selection.type},message:"must be array,null"}];
+validate10.errors = [{instancePath:instancePath+"/selection",schemaPath:"#/properties/selection/type",keyword:"type",params:{type: schema11.properties.selection.type},message:"must be array,null",schema:schema11.properties.selection.type,parentSchema:schema11.properties.selection,data:data2}];
 return false;
 }
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length > 8){
-validate10.errors = [{instancePath:instancePath+"/selection",schemaPath:"#/properties/selection/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
+validate10.errors = [{instancePath:instancePath+"/selection",schemaPath:"#/properties/selection/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items",schema:8,parentSchema:schema11.properties.selection,data:data2}];
 return false;
 }
 else {
@@ -747,7 +747,7 @@ let data3 = data2[i0];
 const _errs8 = errors;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0,schemaPath:"#/definitions/axisSelection/type",keyword:"type",params:{type: schema12.type},message:"must be object,null"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0,schemaPath:"#/definitions/axisSelection/type",keyword:"type",params:{type: schema12.type},message:"must be object,null",schema:schema12.type,parentSchema:schema12,data:data3}];
 return false;
 }
 if(errors === _errs9){
@@ -755,7 +755,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 const _errs11 = errors;
 for(const key1 in data3){
 if(!(((((key1 === "start") || (key1 === "stop")) || (key1 === "step")) || (key1 === "start_label")) || (key1 === "stop_label"))){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0,schemaPath:"#/definitions/axisSelection/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0,schemaPath:"#/definitions/axisSelection/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema12,data:data3}];
 return false;
 break;
 }
@@ -765,18 +765,18 @@ if(data3.start !== undefined){
 let data4 = data3.start;
 const _errs12 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/type",keyword:"type",params:{type: schema12.properties.start.type},message:"must be integer,null"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/type",keyword:"type",params:{type: schema12.properties.start.type},message:"must be integer,null",schema:schema12.properties.start.type,parentSchema:schema12.properties.start,data:data4}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.start,data:data4}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.start,data:data4}];
 return false;
 }
 }
@@ -792,18 +792,18 @@ if(data3.stop !== undefined){
 let data5 = data3.stop;
 const _errs14 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/type",keyword:"type",params:{type: schema12.properties.stop.type},message:"must be integer,null"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/type",keyword:"type",params:{type: schema12.properties.stop.type},message:"must be integer,null",schema:schema12.properties.stop.type,parentSchema:schema12.properties.stop,data:data5}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 9007199254740991 || isNaN(data5)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.stop,data:data5}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.stop,data:data5}];
 return false;
 }
 }
@@ -819,18 +819,18 @@ if(data3.step !== undefined){
 let data6 = data3.step;
 const _errs16 = errors;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/type",keyword:"type",params:{type: schema12.properties.step.type},message:"must be integer,null"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/type",keyword:"type",params:{type: schema12.properties.step.type},message:"must be integer,null",schema:schema12.properties.step.type,parentSchema:schema12.properties.step,data:data6}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 9007199254740991 || isNaN(data6)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.step,data:data6}];
 return false;
 }
 else {
 if(data6 < 1 || isNaN(data6)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.step,data:data6}];
 return false;
 }
 }
@@ -846,13 +846,13 @@ if(data3.start_label !== undefined){
 let data7 = data3.start_label;
 const _errs18 = errors;
 if(((typeof data7 !== "string") && (!((typeof data7 == "number") && (isFinite(data7))))) && (data7 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/type",keyword:"type",params:{type: schema12.properties.start_label.type},message:"must be string,number,null"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/type",keyword:"type",params:{type: schema12.properties.start_label.type},message:"must be string,number,null",schema:schema12.properties.start_label.type,parentSchema:schema12.properties.start_label,data:data7}];
 return false;
 }
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(data7.length > 4096){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema12.properties.start_label,data:data7}];
 return false;
 }
 }
@@ -867,13 +867,13 @@ if(data3.stop_label !== undefined){
 let data8 = data3.stop_label;
 const _errs20 = errors;
 if(((typeof data8 !== "string") && (!((typeof data8 == "number") && (isFinite(data8))))) && (data8 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/type",keyword:"type",params:{type: schema12.properties.stop_label.type},message:"must be string,number,null"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/type",keyword:"type",params:{type: schema12.properties.stop_label.type},message:"must be string,number,null",schema:schema12.properties.stop_label.type,parentSchema:schema12.properties.stop_label,data:data8}];
 return false;
 }
 if(errors === _errs20){
 if(typeof data8 === "string"){
 if(data8.length > 4096){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema12.properties.stop_label,data:data8}];
 return false;
 }
 }
@@ -913,7 +913,7 @@ if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 const _errs25 = errors;
 for(const key2 in data9){
 if(!((((((key2 === "memory_budget_bytes") || (key2 === "memory_budget_percent")) || (key2 === "memory_budget_percent_bps")) || (key2 === "fold_parallel")) || (key2 === "threads")) || (key2 === "device"))){
-validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema13,data:data9}];
 return false;
 break;
 }
@@ -923,18 +923,18 @@ if(data9.memory_budget_bytes !== undefined){
 let data10 = data9.memory_budget_bytes;
 const _errs26 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.memory_budget_bytes.type,parentSchema:schema13.properties.memory_budget_bytes,data:data10}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema13.properties.memory_budget_bytes,data:data10}];
 return false;
 }
 else {
 if(data10 < 1 || isNaN(data10)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.memory_budget_bytes,data:data10}];
 return false;
 }
 }
@@ -952,18 +952,18 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 100 || isNaN(data11)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema13.properties.memory_budget_percent,data:data11}];
 return false;
 }
 else {
 if(data11 <= 0 || isNaN(data11)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema13.properties.memory_budget_percent,data:data11}];
 return false;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema13.properties.memory_budget_percent.type,parentSchema:schema13.properties.memory_budget_percent,data:data11}];
 return false;
 }
 }
@@ -977,18 +977,18 @@ if(data9.memory_budget_percent_bps !== undefined){
 let data12 = data9.memory_budget_percent_bps;
 const _errs30 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.memory_budget_percent_bps.type,parentSchema:schema13.properties.memory_budget_percent_bps,data:data12}];
 return false;
 }
 if(errors === _errs30){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 > 10000 || isNaN(data12)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema13.properties.memory_budget_percent_bps,data:data12}];
 return false;
 }
 else {
 if(data12 < 1 || isNaN(data12)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.memory_budget_percent_bps,data:data12}];
 return false;
 }
 }
@@ -1001,9 +1001,10 @@ var valid5 = true;
 }
 if(valid5){
 if(data9.fold_parallel !== undefined){
+let data13 = data9.fold_parallel;
 const _errs32 = errors;
-if(typeof data9.fold_parallel !== "boolean"){
-validate10.errors = [{instancePath:instancePath+"/execution/fold_parallel",schemaPath:"#/definitions/execution/properties/fold_parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data13 !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/execution/fold_parallel",schemaPath:"#/definitions/execution/properties/fold_parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema13.properties.fold_parallel.type,parentSchema:schema13.properties.fold_parallel,data:data13}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -1016,18 +1017,18 @@ if(data9.threads !== undefined){
 let data14 = data9.threads;
 const _errs34 = errors;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.threads.type,parentSchema:schema13.properties.threads,data:data14}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 > 4096 || isNaN(data14)){
-validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096"}];
+validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096",schema:4096,parentSchema:schema13.properties.threads,data:data14}];
 return false;
 }
 else {
 if(data14 < 1 || isNaN(data14)){
-validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.threads,data:data14}];
 return false;
 }
 }
@@ -1045,12 +1046,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data15 === "string"){
 if(!pattern1.test(data15)){
-validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/pattern",keyword:"pattern",params:{pattern: "^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"},message:"must match pattern \""+"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/pattern",keyword:"pattern",params:{pattern: "^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"},message:"must match pattern \""+"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"+"\"",schema:"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$",parentSchema:schema13.properties.device,data:data15}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.device.type,parentSchema:schema13.properties.device,data:data15}];
 return false;
 }
 }
@@ -1067,7 +1068,7 @@ var valid5 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.type,parentSchema:schema13,data:data9}];
 return false;
 }
 }
@@ -1083,18 +1084,18 @@ const _errs38 = errors;
 if(errors === _errs38){
 if(typeof data16 === "string"){
 if(data16.length > 4096){
-validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema11.properties.spill,data:data16}];
 return false;
 }
 else {
 if(data16.length < 1){
-validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.spill,data:data16}];
 return false;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.spill.type,parentSchema:schema11.properties.spill,data:data16}];
 return false;
 }
 }
@@ -1366,7 +1367,7 @@ var _valid0 = _errs63 === errors;
 valid6 = valid6 || _valid0;
 }
 if(!valid6){
-const err0 = {instancePath:instancePath+"/null_count",schemaPath:"#/properties/null_count/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err0 = {instancePath:instancePath+"/null_count",schemaPath:"#/properties/null_count/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.null_count.anyOf,parentSchema:schema11.properties.null_count,data:data37};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1428,7 +1429,7 @@ const _errs70 = errors;
 let valid9 = false;
 const _errs71 = errors;
 if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
-const err1 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data40};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1440,7 +1441,7 @@ errors++;
 if(errors === _errs71){
 if((typeof data40 == "number") && (isFinite(data40))){
 if(data40 > 4294967295 || isNaN(data40)){
-const err2 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+const err2 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data40};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1451,7 +1452,7 @@ errors++;
 }
 else {
 if(data40 < 0 || isNaN(data40)){
-const err3 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err3 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data40};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1470,7 +1471,7 @@ const _errs73 = errors;
 if(errors === _errs73){
 if(typeof data40 === "string"){
 if(data40.length > 256){
-const err4 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+const err4 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data40};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1481,7 +1482,7 @@ errors++;
 }
 else {
 if(data40.length < 1){
-const err5 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err5 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data40};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1492,7 +1493,7 @@ errors++;
 }
 else {
 if(!pattern2.test(data40)){
-const err6 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\""};
+const err6 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data40};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1505,7 +1506,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data40};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1519,7 +1520,7 @@ var _valid2 = _errs73 === errors;
 valid9 = valid9 || _valid2;
 }
 if(!valid9){
-const err8 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err8 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data40};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1551,7 +1552,7 @@ var _valid1 = _errs75 === errors;
 valid7 = valid7 || _valid1;
 }
 if(!valid7){
-const err9 = {instancePath:instancePath+"/covariance",schemaPath:"#/properties/covariance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err9 = {instancePath:instancePath+"/covariance",schemaPath:"#/properties/covariance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.covariance.anyOf,parentSchema:schema11.properties.covariance,data:data40};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1589,7 +1590,7 @@ const _errs80 = errors;
 let valid12 = false;
 const _errs81 = errors;
 if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
-const err10 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err10 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data41};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1601,7 +1602,7 @@ errors++;
 if(errors === _errs81){
 if((typeof data41 == "number") && (isFinite(data41))){
 if(data41 > 4294967295 || isNaN(data41)){
-const err11 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+const err11 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data41};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1612,7 +1613,7 @@ errors++;
 }
 else {
 if(data41 < 0 || isNaN(data41)){
-const err12 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err12 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data41};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1631,7 +1632,7 @@ const _errs83 = errors;
 if(errors === _errs83){
 if(typeof data41 === "string"){
 if(data41.length > 256){
-const err13 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+const err13 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data41};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1642,7 +1643,7 @@ errors++;
 }
 else {
 if(data41.length < 1){
-const err14 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err14 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data41};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1653,7 +1654,7 @@ errors++;
 }
 else {
 if(!pattern2.test(data41)){
-const err15 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\""};
+const err15 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data41};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1666,7 +1667,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data41};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1680,7 +1681,7 @@ var _valid4 = _errs83 === errors;
 valid12 = valid12 || _valid4;
 }
 if(!valid12){
-const err17 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err17 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data41};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1712,7 +1713,7 @@ var _valid3 = _errs85 === errors;
 valid10 = valid10 || _valid3;
 }
 if(!valid10){
-const err18 = {instancePath:instancePath+"/correlation",schemaPath:"#/properties/correlation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err18 = {instancePath:instancePath+"/correlation",schemaPath:"#/properties/correlation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.correlation.anyOf,parentSchema:schema11.properties.correlation,data:data41};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1772,7 +1773,7 @@ var valid0 = true;
 }
 }
 else {
-validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data}];
 return false;
 }
 }
