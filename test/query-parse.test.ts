@@ -122,6 +122,11 @@ describe('rejections (cases.json query_error / bad_query shapes)', () => {
     const q = messageOf(() => validateQuery({ dataset: 't', quantile: { q: 1.5 } }));
     expect(q).toContain('$.quantile.q');
     expect(q).toContain('1.5');
+    expect(messageOf(() => validateQuery({ dataset: 't', histogram: { bins: 2.5 } })))
+      .toBe('query $.histogram.bins: expected a bin count between 1 and 1000000, found 2.5');
+    expect(messageOf(() => validateQuery({ dataset: 't', sum: -1 }))).toMatch(/^query \$\.sum: expected an axis spec: .*found -1$/);
+    expect(messageOf(() => validateQuery({ dataset: 't', execution: { foo: 1 } })))
+      .toMatch(/^query \$\.execution: unknown key "foo" \(allowed: memory_budget_bytes, /);
   });
 });
 
