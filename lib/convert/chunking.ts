@@ -35,8 +35,7 @@ export function chooseChunkShape(shape: number[], dtype: DTypeName, sourceChunk:
     const c = clamp(sourceChunk);
     const bytes = product(c) * DTYPE_SIZE[dtype];
     const tiles = product(shape.map((n, d) => Math.ceil(n / c[d])));
-    const whole = product(shape) * DTYPE_SIZE[dtype];
-    if (bytes <= MAX_SOURCE_CHUNK_BYTES && tiles <= MAX_SOURCE_CHUNKS && (bytes >= MIN_SOURCE_CHUNK_BYTES || whole <= MIN_SOURCE_CHUNK_BYTES)) {
+    if (bytes <= MAX_SOURCE_CHUNK_BYTES && tiles <= MAX_SOURCE_CHUNKS && (bytes >= MIN_SOURCE_CHUNK_BYTES || tiles === 1)) {
       return { chunkShape: c, origin: 'source' };
     }
   }
