@@ -1,0 +1,435 @@
+// Scalar folds: one partial accumulator per unit, merged in unit order. Partial folds: tiles are
+// grouped by their chunk position on the kept axes (groups own disjoint output boxes); a group
+// with too little parallelism is cut into a fixed number of segments with private accumulators,
+// merged in segment order. Either way the arithmetic order is a function of the plan only.
+#include "exec/streaming_fold.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+#include "exec/thread_pool.h"
+#include "fold/accumulator.h"
+#include "tet/file.h"
+
+namespace tet {
+namespace exec {
+namespace {
+
+constexpr uint64_t kWindowBytes = uint64_t(64) << 20;
+constexpr uint64_t kPartialTaskTarget = 64;
+constexpr uint64_t kSegmentAccCap = uint64_t(512) << 20;
+
+struct Unit {
+  uint64_t tile;
+  uint64_t e0, e1;
+  uint32_t tile_units;  // units of this tile (> 1 => fetched through the shared cache)
+};
+
+bool is_arg(Op op) { return op == Op::ArgMin || op == Op::ArgMax; }
+
+uint64_t logical_index(const Selection& sel, const TileSelection& ts, uint64_t e) {
+  uint64_t out = 0;
+  for (int a = int(sel.ndim) - 1; a >= 0; --a) {
+    out += (ts.sel0[a] + e % ts.n[a]) * sel.sel_stride[a];
+    e /= ts.n[a];
+  }
+  return out;
+}
+
+std::vector<Unit> make_units(const Selection& sel) {
+  std::vector<Unit> units;
+  for (uint64_t t = 0; t < sel.tiles; ++t) {
+    const TileSelection ts = sel.tile(t);
+    const uint64_t k = (ts.elems + kUnitElems - 1) / kUnitElems;
+    for (uint64_t i = 0; i < k; ++i)
+      units.push_back(Unit{t, i * kUnitElems, std::min(ts.elems, (i + 1) * kUnitElems), uint32_t(std::min<uint64_t>(k, UINT32_MAX))});
+  }
+  return units;
+}
+
+// Fold one unit's elements (tile bytes at `base`) into a fresh accumulator.
+template <class S, class T>
+fold::Acc<T> fold_unit(const fold::FoldOp<T>& op, const Selection& sel, const TileSelection& ts, const uint8_t* base,
+                       uint64_t e0, uint64_t e1, std::vector<T>& buf) {
+  const uint64_t len = e1 - e0;
+  const T* x;
+  if (ts.contiguous) {
+    x = dense_elems<S, T>(base + (ts.first_offset + e0) * sizeof(S), len, buf);
+  } else {
+    if (buf.size() < len) buf.resize(len);
+    uint64_t k = 0;
+    const uint64_t step = ts.step[sel.ndim - 1];
+    Selection::for_each_run(ts, sel.ndim, e0, e1, [&](uint64_t off, uint64_t n, const Axes&) {
+      load_elems<S, T>(base + off * sizeof(S), step, n, buf.data() + k);
+      k += n;
+    });
+    x = buf.data();
+  }
+  fold::Acc<T> a;
+  op.block(a, x, len);
+  if (is_arg(op.op()) && a.idx != UINT64_MAX) a.idx = logical_index(sel, ts, e0 + a.idx);
+  return a;
+}
+
+// Linear scan applies to a full, raw, back-to-back payload layout read through a real file.
+bool linear_scan_layout(const Selection& sel, const ChunkSource& src, uint32_t dataset_id, size_t esize,
+                        std::string& path) {
+  const File* file = dynamic_cast<const File*>(&src);
+  if (file == nullptr || file->path().empty() || !sel.full) return false;
+  const Catalog& cat = src.catalog();
+  const DatasetInfo& d = cat.datasets[dataset_id];
+  uint64_t expect_off = 0;
+  for (uint64_t t = 0; t < d.chunk_count; ++t) {
+    if (t >= d.chunk_to_entry.size() || d.chunk_to_entry[t] >= cat.entries.size()) return false;
+    const ChunkEntry& e = cat.entries[d.chunk_to_entry[t]];
+    const TileSelection ts = sel.tile(t);
+    if (e.codec != Codec::Raw || e.stored_byte_len != e.raw_byte_len || e.raw_byte_len != ts.tile_elems * esize)
+      return false;
+    if (t > 0 && e.payload_offset != expect_off) return false;
+    expect_off = e.payload_offset + e.stored_byte_len;
+  }
+  path = file->path();
+  return true;
+}
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+
+template <class S, class T>
+void linear_scan(FoldRun& run, const fold::FoldOp<T>& op, const std::vector<Unit>& units,
+                 std::vector<fold::Acc<T>>& partials, const std::string& path, uint32_t& threads_used) {
+  const Catalog& cat = run.fetcher.source().catalog();
+  const DatasetInfo& d = cat.datasets[run.plan.dataset_id];
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("TET_IO_OPEN", "cannot open '" + path + "' for linear scan: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || uint64_t(st.st_size) != cat.file_len)
+    fail("TET_IO_READ", "'" + path + "' changed size since open (expected " + std::to_string(cat.file_len) + " bytes)");
+#ifdef POSIX_FADV_SEQUENTIAL
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  auto unit_offset = [&](const Unit& u) {
+    return cat.entries[d.chunk_to_entry[u.tile]].payload_offset + u.e0 * sizeof(S);
+  };
+  const uint64_t total = d.logical_bytes;
+  const uint64_t cap = std::min(total, kWindowBytes);
+  void* raw = nullptr;
+  if (posix_memalign(&raw, 4096, std::max<uint64_t>(cap, 4096)) != 0) throw std::bad_alloc();
+  std::unique_ptr<void, AlignedFree> window(raw);
+  uint8_t* buf = static_cast<uint8_t*>(raw);
+  ThreadPool& pool = ThreadPool::instance();
+  std::vector<std::vector<T>> bufs(pool.size());
+  uint64_t i = 0;
+  threads_used = 1;
+  while (i < units.size()) {
+    check_cancel(run.ctx);
+    uint64_t j = i, bytes = 0;
+    while (j < units.size() && (j == i || bytes + (units[j].e1 - units[j].e0) * sizeof(S) <= cap))
+      bytes += (units[j].e1 - units[j].e0) * sizeof(S), ++j;
+    const uint64_t off = unit_offset(units[i]);
+    uint64_t got = 0;
+    while (got < bytes) {
+      const ssize_t r = ::pread(fd, buf + got, bytes - got, off_t(off + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0)
+        fail("TET_IO_READ", "read of '" + path + "' at offset " + std::to_string(off + got) + " failed: " +
+                                (r == 0 ? std::string("unexpected end of file") : std::string(std::strerror(errno))));
+      got += uint64_t(r);
+    }
+#ifdef POSIX_FADV_WILLNEED
+    ::posix_fadvise(fd, off_t(off + bytes), off_t(cap), POSIX_FADV_WILLNEED);
+#endif
+    threads_used = std::max(threads_used, pool.participants(j - i, run.threads));
+    pool.parallel_for(j - i, run.threads, [&](uint64_t k, uint32_t slot) {
+      const Unit& u = units[i + k];
+      const TileSelection ts = run.sel.tile(u.tile);
+      const uint8_t* base = buf + (unit_offset(u) - off) - (ts.first_offset + u.e0) * sizeof(S);
+      partials[i + k] = fold_unit<S, T>(op, run.sel, ts, base, u.e0, u.e1, bufs[slot]);
+    });
+    for (uint64_t k = i; k < j; ++k)
+      if (units[k].e0 == 0) run.fetcher.count(run.sel.tile(units[k].tile).linear_chunk);
+    i = j;
+  }
+}
+
+}  // namespace
+
+template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res) {
+  const QueryPlan& plan = run.plan;
+  const Selection& sel = run.sel;
+  const fold::FoldOp<T> op(plan.op, run.isa, plan.has_fill, plan.fill);
+  const std::vector<Unit> units = make_units(sel);
+  std::vector<fold::Acc<T>> partials(units.size());
+  IoMode mode = plan.io_mode;
+  std::string path;
+  if (mode == IoMode::LinearScan && !linear_scan_layout(sel, run.fetcher.source(), plan.dataset_id, sizeof(S), path))
+    mode = IoMode::SequentialChunks;
+  uint32_t threads_used = 1;
+  if (mode == IoMode::LinearScan) {
+    linear_scan<S, T>(run, op, units, partials, path, threads_used);
+  } else {
+    std::vector<uint64_t> order(units.size());
+    std::iota(order.begin(), order.end(), 0);
+    uint32_t threads = run.threads;
+    if (mode == IoMode::SequentialChunks) {
+      threads = 1;
+      if (sel.full) {  // visit payloads in file order
+        const Catalog& cat = run.fetcher.source().catalog();
+        const DatasetInfo& d = cat.datasets[plan.dataset_id];
+        auto offset_of = [&](uint64_t u) {
+          const uint64_t lc = sel.tile(units[u].tile).linear_chunk;
+          return lc < d.chunk_to_entry.size() && d.chunk_to_entry[lc] < cat.entries.size()
+                     ? cat.entries[d.chunk_to_entry[lc]].payload_offset : 0;
+        };
+        std::vector<uint64_t> key(units.size());
+        for (uint64_t u = 0; u < units.size(); ++u) key[u] = offset_of(u);
+        std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return key[a] < key[b]; });
+      }
+    }
+    ThreadPool& pool = ThreadPool::instance();
+    const uint32_t parts = pool.participants(units.size(), threads);
+    threads_used = parts;
+    std::vector<std::vector<T>> bufs(parts);
+    std::vector<std::vector<uint8_t>> scratch(parts);
+    TileCache cache(run.fetcher);
+    pool.parallel_for(units.size(), threads, [&](uint64_t k, uint32_t slot) {
+      check_cancel(run.ctx);
+      const Unit& u = units[order[k]];
+      const TileSelection ts = sel.tile(u.tile);
+      if (u.tile_units == 1) {
+        const TileView v = run.fetcher.fetch(ts, scratch[slot]);
+        partials[order[k]] = fold_unit<S, T>(op, sel, ts, v.data, u.e0, u.e1, bufs[slot]);
+        return;
+      }
+      struct Release {
+        TileCache& c;
+        uint64_t lc;
+        ~Release() { c.release(lc); }
+      } release{cache, ts.linear_chunk};
+      const TileView v = cache.acquire(ts, u.tile_units);
+      partials[order[k]] = fold_unit<S, T>(op, sel, ts, v.data, u.e0, u.e1, bufs[slot]);
+    });
+  }
+  fold::Acc<T> total;
+  for (const auto& p : partials) op.merge(total, p);
+  const ValueKind kind = fold::value_kind(plan.op, sel.dataset.dtype);
+  res.values.kind = kind;
+  res.values.length = 1;
+  res.values.bytes.assign(fold::value_size(kind), 0);
+  op.finalize(total, res.values.bytes.data());
+  res.stats.io_mode = mode;
+  res.stats.threads_used = threads_used;
+}
+
+template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
+  const QueryPlan& plan = run.plan;
+  const Selection& sel = run.sel;
+  const uint32_t nd = sel.ndim, last = nd - 1;
+  const fold::FoldOp<T> op(plan.op, run.isa, plan.has_fill, plan.fill);
+  std::vector<uint32_t> kept, reduced;
+  for (uint32_t a = 0; a < nd; ++a) ((plan.reduce_mask >> a) & 1 ? reduced : kept).push_back(a);
+  Axes out_stride{}, fib_stride{};
+  uint64_t out_len = 1, fib_len = 1;
+  for (int i = int(kept.size()) - 1; i >= 0; --i) out_stride[kept[i]] = out_len, out_len *= sel.count[kept[i]];
+  for (int i = int(reduced.size()) - 1; i >= 0; --i) fib_stride[reduced[i]] = fib_len, fib_len *= sel.count[reduced[i]];
+  const bool last_reduced = (plan.reduce_mask >> last) & 1;
+
+  // Groups = touched chunk positions on the kept axes; tiles of a group in row-major order of
+  // their reduced-axis positions.
+  uint64_t n_groups = 1, tiles_per_group = 1;
+  for (uint32_t a : kept) n_groups *= sel.pieces[a].size();
+  for (uint32_t a : reduced) tiles_per_group *= sel.pieces[a].size();
+  auto group_tile = [&](uint64_t g, uint64_t r) {
+    Axes piece{};
+    for (int i = int(reduced.size()) - 1; i >= 0; --i) piece[reduced[i]] = r % sel.pieces[reduced[i]].size(), r /= sel.pieces[reduced[i]].size();
+    for (int i = int(kept.size()) - 1; i >= 0; --i) piece[kept[i]] = g % sel.pieces[kept[i]].size(), g /= sel.pieces[kept[i]].size();
+    return piece;
+  };
+  struct PUnit {
+    Axes piece;
+    uint64_t e0, e1;
+    uint32_t tile_units;
+  };
+  std::vector<PUnit> units;
+  std::vector<uint64_t> group_begin(n_groups + 1, 0);
+  for (uint64_t g = 0; g < n_groups; ++g) {
+    group_begin[g] = units.size();
+    for (uint64_t r = 0; r < tiles_per_group; ++r) {
+      const Axes piece = group_tile(g, r);
+      uint64_t elems = 1;
+      for (uint32_t a = 0; a < nd; ++a) elems *= sel.pieces[a][piece[a]].n;
+      const uint64_t k = (elems + kUnitElems - 1) / kUnitElems;
+      for (uint64_t i = 0; i < k; ++i)
+        units.push_back(PUnit{piece, i * kUnitElems, std::min(elems, (i + 1) * kUnitElems), uint32_t(std::min<uint64_t>(k, UINT32_MAX))});
+    }
+  }
+  group_begin[n_groups] = units.size();
+
+  // Segments per group (a function of the plan only).
+  auto box_of = [&](uint64_t g, Axes& origin, Axes& box_stride) {
+    const Axes piece = group_tile(g, 0);
+    uint64_t len = 1;
+    for (int i = int(kept.size()) - 1; i >= 0; --i) {
+      const AxisPiece& pc = sel.pieces[kept[i]][piece[kept[i]]];
+      origin[kept[i]] = pc.sel0;
+      box_stride[kept[i]] = len;
+      len *= pc.n;
+    }
+    return len;
+  };
+  uint64_t segs = 1;
+  if (n_groups < kPartialTaskTarget) {
+    segs = (kPartialTaskTarget + n_groups - 1) / n_groups;
+    const uint64_t acc_bytes = out_len * sizeof(fold::Acc<T>);
+    while (segs > 1 && segs * acc_bytes > kSegmentAccCap) --segs;
+  }
+  struct Task {
+    uint64_t group, u0, u1;
+    uint32_t seg, segs;
+  };
+  std::vector<Task> tasks;
+  for (uint64_t g = 0; g < n_groups; ++g) {
+    const uint64_t nu = group_begin[g + 1] - group_begin[g];
+    const uint64_t s = std::max<uint64_t>(1, std::min(segs, nu));
+    for (uint64_t i = 0; i < s; ++i)
+      tasks.push_back(Task{g, group_begin[g] + nu * i / s, group_begin[g] + nu * (i + 1) / s, uint32_t(i), uint32_t(s)});
+  }
+
+  std::vector<fold::Acc<T>> out(out_len);
+  std::vector<std::vector<fold::Acc<T>>> seg_acc(tasks.size());
+  ThreadPool& pool = ThreadPool::instance();
+  IoMode mode = plan.io_mode == IoMode::ParallelChunks ? IoMode::ParallelChunks : IoMode::SequentialChunks;
+  const uint32_t threads = mode == IoMode::SequentialChunks ? 1 : run.threads;
+  const uint32_t parts = pool.participants(tasks.size(), threads);
+  std::vector<std::vector<T>> bufs(parts);
+  std::vector<std::vector<uint8_t>> scratch(parts);
+  TileCache cache(run.fetcher);
+  const bool arg = is_arg(plan.op);
+
+  pool.parallel_for(tasks.size(), threads, [&](uint64_t ti, uint32_t slot) {
+    const Task& task = tasks[ti];
+    Axes origin{}, st = out_stride;
+    fold::Acc<T>* acc = out.data();
+    if (task.segs > 1) {
+      const uint64_t box = box_of(task.group, origin, st);
+      seg_acc[ti].assign(box, fold::Acc<T>());
+      acc = seg_acc[ti].data();
+    }
+    std::vector<T>& buf = bufs[slot];
+    uint64_t u = task.u0;
+    while (u < task.u1) {
+      check_cancel(run.ctx);
+      const TileSelection ts = sel.tile_at(units[u].piece);
+      const bool shared = task.segs > 1 && units[u].tile_units > 1;
+      TileView v;
+      if (shared) v = cache.acquire(ts, units[u].tile_units);
+      else v = run.fetcher.fetch(ts, scratch[slot]);
+      // every unit of this tile inside this task
+      uint64_t w = u;
+      try {
+        for (; w < task.u1 && units[w].piece == units[u].piece; ++w) {
+          Selection::for_each_run(ts, nd, units[w].e0, units[w].e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
+            uint64_t o = 0, fib = 0;
+            for (uint32_t a = 0; a < nd; ++a) {
+              const uint64_t gidx = ts.sel0[a] + idx[a];
+              o += (gidx - origin[a]) * st[a];
+              fib += gidx * fib_stride[a];
+            }
+            const uint8_t* p = v.data + off * sizeof(S);
+            const T* x;
+            if (ts.step[last] == 1) {
+              x = dense_elems<S, T>(p, n, buf);
+            } else {
+              if (buf.size() < n) buf.resize(n);
+              load_elems<S, T>(p, ts.step[last], n, buf.data());
+              x = buf.data();
+            }
+            if (last_reduced) {
+              fold::Acc<T> b;
+              op.block(b, x, n);
+              if (arg && b.idx != UINT64_MAX) b.idx += fib;
+              op.merge(acc[o], b);
+            } else {
+              for (uint64_t j = 0; j < n; ++j) op.one(acc[o + j], x[j], fib);
+            }
+          });
+          if (shared) cache.release(ts.linear_chunk);
+        }
+      } catch (...) {
+        if (shared)
+          for (; w < task.u1 && units[w].piece == units[u].piece; ++w) cache.release(ts.linear_chunk);
+        throw;
+      }
+      u = w;
+    }
+  });
+
+  // Merge segments in order into the output boxes.
+  for (uint64_t ti = 0; ti < tasks.size();) {
+    const Task& first = tasks[ti];
+    if (first.segs == 1) { ++ti; continue; }
+    Axes origin{}, bst{};
+    const uint64_t box = box_of(first.group, origin, bst);
+    const Axes piece0 = group_tile(first.group, 0);
+    Axes extent{};
+    for (uint32_t a : kept) extent[a] = sel.pieces[a][piece0[a]].n;
+    const uint64_t blocks = (box + 4095) / 4096;
+    pool.parallel_for(blocks, threads, [&](uint64_t b, uint32_t) {
+      for (uint64_t le = b * 4096; le < std::min(box, (b + 1) * 4096); ++le) {
+        uint64_t rem = le, gi = 0;
+        for (int i = int(kept.size()) - 1; i >= 0; --i) {
+          const uint32_t a = kept[i];
+          gi += (origin[a] + rem % extent[a]) * out_stride[a];
+          rem /= extent[a];
+        }
+        for (uint32_t s = 0; s < first.segs; ++s) op.merge(out[gi], seg_acc[ti + s][le]);
+      }
+    });
+    for (uint32_t s = 0; s < first.segs; ++s) std::vector<fold::Acc<T>>().swap(seg_acc[ti + s]);
+    ti += first.segs;
+  }
+
+  const ValueKind kind = fold::value_kind(plan.op, sel.dataset.dtype);
+  const size_t vs = fold::value_size(kind);
+  res.values.kind = kind;
+  res.values.length = out_len;
+  res.values.bytes.assign(out_len * vs, 0);
+  const uint64_t fblocks = (out_len + 65535) / 65536;
+  pool.parallel_for(fblocks, threads, [&](uint64_t b, uint32_t) {
+    for (uint64_t o = b * 65536; o < std::min(out_len, (b + 1) * 65536); ++o) op.finalize(out[o], res.values.bytes.data() + o * vs);
+  });
+  res.reduced_shape.clear();
+  for (uint32_t a : kept) res.reduced_shape.push_back(sel.count[a]);
+  res.stats.io_mode = mode;
+  res.stats.threads_used = parts;
+}
+
+#define TET_FOLD_INSTANTIATE(S, T)                                  \
+  template void fold_scalar<S, T>(FoldRun&, QueryResult&);          \
+  template void fold_partial<S, T>(FoldRun&, QueryResult&);
+TET_FOLD_INSTANTIATE(float, float)
+TET_FOLD_INSTANTIATE(double, double)
+TET_FOLD_INSTANTIATE(uint16_t, float)  // f16
+TET_FOLD_INSTANTIATE(uint8_t, uint8_t)
+TET_FOLD_INSTANTIATE(uint16_t, uint16_t)
+TET_FOLD_INSTANTIATE(int16_t, int16_t)
+TET_FOLD_INSTANTIATE(int32_t, int32_t)
+TET_FOLD_INSTANTIATE(uint32_t, uint32_t)
+TET_FOLD_INSTANTIATE(int64_t, int64_t)
+TET_FOLD_INSTANTIATE(uint64_t, uint64_t)
+
+}  // namespace exec
+}  // namespace tet

@@ -1,0 +1,309 @@
+// Streaming fold state for the tier-A/B ops (one accumulator per block, per output element or
+// per whole selection) and the three ways to grow it: fold a dense block (SIMD kernels), add one
+// element, merge another accumulator. Merges are exact for counts and extrema and use Neumaier
+// sums / Chan's mean+M2 formula for the rest; callers merge in a fixed order for determinism.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "fold/kernels.h"
+#include "tet/plan.h"
+
+namespace tet {
+namespace fold {
+
+template <class T> struct Acc {
+  uint64_t n = 0;               // elements folded (non-NaN ones for nan_mean / nan_std)
+  double s = 0, c = 0;          // Neumaier-compensated f64 sum and its correction
+  double mean = 0, m2 = 0;      // var / std / nan_* (Chan)
+  __int128 isum = 0;            // exact integer sum
+  T lo = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  T hi = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  T best = T(0);                // arg_min / arg_max extremum
+  bool nan = false;             // some element was NaN
+  uint64_t cnt = 0;             // nan / inf / non-finite / null counters
+  double prod = 1;
+  uint64_t idx = UINT64_MAX;    // arg index (first NaN when nan), UINT64_MAX = none yet
+};
+
+inline void neumaier_add(double& s, double& c, double v) {
+  const double t = s + v;
+  if (std::fabs(s) >= std::fabs(v)) c += (s - t) + v;
+  else c += (v - t) + s;
+  s = t;
+}
+inline double neumaier_result(double s, double c) { return std::isfinite(s) ? s + c : s; }
+
+inline void chan_merge(uint64_t& na, double& ma, double& m2a, uint64_t nb, double mb, double m2b) {
+  if (nb == 0) return;
+  if (na == 0) { na = nb, ma = mb, m2a = m2b; return; }
+  const double n = double(na) + double(nb);
+  const double delta = mb - ma;
+  ma = ma + delta * (double(nb) / n);
+  m2a = m2a + m2b + delta * delta * (double(na) * double(nb) / n);
+  na += nb;
+}
+
+inline ValueKind value_kind(Op op, DType dt) {
+  switch (op) {
+    case Op::Min: case Op::Max:
+      if (dtype_is_float(dt)) return ValueKind::F64;
+      return (dt == DType::U8 || dt == DType::U16 || dt == DType::U32 || dt == DType::U64) ? ValueKind::U64 : ValueKind::I64;
+    case Op::Count: case Op::NanCount: case Op::InfCount: case Op::NullCount: case Op::ArgMin: case Op::ArgMax:
+    case Op::Histogram:
+      return ValueKind::U64;
+    case Op::AllFinite: case Op::AnyNan: case Op::AnyInf: return ValueKind::Bool;
+    default: return ValueKind::F64;
+  }
+}
+inline size_t value_size(ValueKind k) { return k == ValueKind::Bool ? 1 : 8; }
+
+template <class T> class FoldOp {
+ public:
+  static constexpr bool kFloat = std::is_floating_point<T>::value;
+
+  FoldOp(Op op, Isa isa, bool has_fill, double fill) : op_(op), isa_(isa) {
+    if (!has_fill) return;
+    if (kFloat) {
+      fill_nan_ = std::isnan(fill);
+      // The fill must exist in the dtype's domain (a float fill that rounds never matches).
+      if (std::isfinite(fill) && std::fabs(fill) > double(std::numeric_limits<T>::max())) return;
+      fill_t_ = T(fill);
+      fill_ok_ = fill_nan_ || double(fill_t_) == fill;
+    } else {
+      const double upper = std::ldexp(1.0, std::numeric_limits<T>::digits);  // exclusive
+      fill_ok_ = std::isfinite(fill) && std::floor(fill) == fill &&
+                 fill >= double(std::numeric_limits<T>::lowest()) && fill < upper;
+      if (fill_ok_) fill_t_ = T(fill), fill_ok_ = double(fill_t_) == fill;
+    }
+  }
+  Op op() const { return op_; }
+
+  // Fold a dense block; arg indices are positions within the block.
+  void block(Acc<T>& a, const T* x, size_t n) const {
+    a.n += n;
+    switch (op_) {
+      case Op::Sum: case Op::Mean:
+        if (kFloat) neumaier_add(a.s, a.c, lane_sum(x, n, Xform::Identity, 0, isa_));
+        else a.isum += int_sum_of(x, n);
+        break;
+      case Op::NormL1: neumaier_add(a.s, a.c, lane_sum(x, n, Xform::Abs, 0, isa_)); break;
+      case Op::NormL2: neumaier_add(a.s, a.c, lane_sum(x, n, Xform::Square, 0, isa_)); break;
+      case Op::Min: case Op::Max: {
+        const MinMax<T> m = min_max(x, n, isa_);
+        if (m.lo < a.lo) a.lo = m.lo;
+        if (m.hi > a.hi) a.hi = m.hi;
+        a.nan |= m.has_nan;
+        break;
+      }
+      case Op::Var: case Op::Std: {
+        a.n -= n;
+        double mean;
+        if (kFloat) mean = lane_sum(x, n, Xform::Identity, 0, isa_) / double(n);
+        else mean = double(int_sum_of(x, n)) / double(n);
+        const double m2 = lane_sum(x, n, Xform::SquaredDeviation, mean, isa_);
+        chan_merge(a.n, a.mean, a.m2, n, mean, m2);
+        break;
+      }
+      case Op::NanMean:
+        if (kFloat && min_max(x, n, isa_).has_nan) {
+          a.n -= n;
+          for (size_t i = 0; i < n; ++i) one(a, x[i], 0);
+        } else if (kFloat) {
+          neumaier_add(a.s, a.c, lane_sum(x, n, Xform::Identity, 0, isa_));
+        } else {
+          a.isum += int_sum_of(x, n);
+        }
+        break;
+      case Op::NanStd: {
+        a.n -= n;
+        if (kFloat && min_max(x, n, isa_).has_nan) {
+          for (size_t i = 0; i < n; ++i) one(a, x[i], 0);
+          break;
+        }
+        double mean;
+        if (kFloat) mean = lane_sum(x, n, Xform::Identity, 0, isa_) / double(n);
+        else mean = double(int_sum_of(x, n)) / double(n);
+        const double m2 = lane_sum(x, n, Xform::SquaredDeviation, mean, isa_);
+        chan_merge(a.n, a.mean, a.m2, n, mean, m2);
+        break;
+      }
+      case Op::Product:
+        for (size_t i = 0; i < n; ++i) a.prod *= double(x[i]);
+        break;
+      case Op::AllFinite:
+        if (kFloat) for (size_t i = 0; i < n; ++i) a.cnt += !std::isfinite(x[i]);
+        break;
+      case Op::AnyNan: case Op::NanCount:
+        if (kFloat) for (size_t i = 0; i < n; ++i) a.cnt += x[i] != x[i];
+        break;
+      case Op::AnyInf: case Op::InfCount:
+        if (kFloat) for (size_t i = 0; i < n; ++i) a.cnt += std::isinf(x[i]);
+        break;
+      case Op::NullCount:
+        if (!fill_ok_) break;
+        if (fill_nan_) { for (size_t i = 0; i < n; ++i) a.cnt += x[i] != x[i]; }
+        else { for (size_t i = 0; i < n; ++i) a.cnt += x[i] == fill_t_; }
+        break;
+      case Op::ArgMin: case Op::ArgMax: {
+        const MinMax<T> m = min_max(x, n, isa_);
+        Acc<T> b;
+        if (m.has_nan) {
+          size_t i = 0;
+          while (x[i] == x[i]) ++i;
+          b.nan = true, b.idx = i;
+        } else {
+          const T want = op_ == Op::ArgMin ? m.lo : m.hi;
+          size_t i = 0;
+          while (!(x[i] == want)) ++i;
+          b.best = x[i], b.idx = i;
+        }
+        merge_arg(a, b);
+        break;
+      }
+      default: break;  // Count: n only
+    }
+  }
+
+  // Add one element; `index` is its arg index (ignored by other ops).
+  void one(Acc<T>& a, T v, uint64_t index) const {
+    switch (op_) {
+      case Op::NanMean:
+        if (v != v) break;
+        /* fallthrough */
+      case Op::Sum: case Op::Mean:
+        ++a.n;
+        if (kFloat) neumaier_add(a.s, a.c, double(v));
+        else a.isum += static_cast<__int128>(v);
+        break;
+      case Op::NormL1: ++a.n; neumaier_add(a.s, a.c, std::fabs(double(v))); break;
+      case Op::NormL2: ++a.n; neumaier_add(a.s, a.c, double(v) * double(v)); break;
+      case Op::Min: case Op::Max:
+        ++a.n;
+        if (v < a.lo) a.lo = v;
+        if (v > a.hi) a.hi = v;
+        a.nan |= v != v;
+        break;
+      case Op::NanStd:
+        if (v != v) break;
+        /* fallthrough */
+      case Op::Var: case Op::Std: {
+        ++a.n;
+        const double d = double(v) - a.mean;
+        a.mean += d / double(a.n);
+        a.m2 += d * (double(v) - a.mean);
+        break;
+      }
+      case Op::Product: ++a.n; a.prod *= double(v); break;
+      case Op::AllFinite: ++a.n; if (kFloat) a.cnt += !std::isfinite(v); break;
+      case Op::AnyNan: case Op::NanCount: ++a.n; a.cnt += v != v; break;
+      case Op::AnyInf: case Op::InfCount: ++a.n; if (kFloat) a.cnt += std::isinf(v); break;
+      case Op::NullCount:
+        ++a.n;
+        if (fill_ok_) a.cnt += fill_nan_ ? (v != v) : (v == fill_t_);
+        break;
+      case Op::ArgMin: case Op::ArgMax: {
+        ++a.n;
+        Acc<T> b;
+        if (v != v) b.nan = true;
+        b.best = v, b.idx = index;
+        merge_arg(a, b);
+        break;
+      }
+      default: ++a.n; break;
+    }
+  }
+
+  void merge(Acc<T>& a, const Acc<T>& b) const {
+    switch (op_) {
+      case Op::Sum: case Op::Mean: case Op::NanMean: case Op::NormL1: case Op::NormL2:
+        a.n += b.n;
+        if (kFloat || op_ == Op::NormL1 || op_ == Op::NormL2) {
+          neumaier_add(a.s, a.c, b.s);
+          a.c += b.c;
+        } else {
+          a.isum += b.isum;
+        }
+        break;
+      case Op::Min: case Op::Max:
+        a.n += b.n;
+        if (b.lo < a.lo) a.lo = b.lo;
+        if (b.hi > a.hi) a.hi = b.hi;
+        a.nan |= b.nan;
+        break;
+      case Op::Var: case Op::Std: case Op::NanStd:
+        chan_merge(a.n, a.mean, a.m2, b.n, b.mean, b.m2);
+        break;
+      case Op::Product: a.n += b.n; a.prod *= b.prod; break;
+      case Op::ArgMin: case Op::ArgMax: a.n += b.n; merge_arg(a, b); break;
+      default: a.n += b.n; a.cnt += b.cnt; break;
+    }
+  }
+
+  // Writes the final value (8 bytes, or 1 for Bool kinds).
+  void finalize(const Acc<T>& a, uint8_t* out) const {
+    const double nanv = std::numeric_limits<double>::quiet_NaN();
+    switch (op_) {
+      case Op::Sum: put_f64(out, kFloat ? neumaier_result(a.s, a.c) : int128_to_double(a.isum)); break;
+      case Op::Mean: case Op::NanMean:
+        put_f64(out, a.n == 0 ? nanv : (kFloat ? neumaier_result(a.s, a.c) : int128_to_double(a.isum)) / double(a.n));
+        break;
+      case Op::NormL1: put_f64(out, neumaier_result(a.s, a.c)); break;
+      case Op::NormL2: put_f64(out, std::sqrt(neumaier_result(a.s, a.c))); break;
+      case Op::Min: case Op::Max: {
+        const T v = op_ == Op::Min ? a.lo : a.hi;
+        if (kFloat) put_f64(out, a.nan ? nanv : double(v));
+        else if (std::is_signed<T>::value) put_i64(out, int64_t(v));
+        else put_u64(out, uint64_t(v));
+        break;
+      }
+      case Op::Count: put_u64(out, a.n); break;
+      case Op::Var: case Op::Std: case Op::NanStd: {
+        const double var = a.n == 0 ? nanv : a.m2 / double(a.n);
+        put_f64(out, op_ == Op::Var ? var : std::sqrt(var));
+        break;
+      }
+      case Op::Product: put_f64(out, a.prod); break;
+      case Op::AllFinite: out[0] = a.cnt == 0; break;
+      case Op::AnyNan: case Op::AnyInf: out[0] = a.cnt > 0; break;
+      case Op::NanCount: case Op::InfCount: case Op::NullCount: put_u64(out, a.cnt); break;
+      case Op::ArgMin: case Op::ArgMax: put_u64(out, a.idx == UINT64_MAX ? 0 : a.idx); break;
+      default: put_f64(out, nanv); break;
+    }
+  }
+
+  static void put_f64(uint8_t* o, double v) { std::memcpy(o, &v, 8); }
+  static void put_i64(uint8_t* o, int64_t v) { std::memcpy(o, &v, 8); }
+  static void put_u64(uint8_t* o, uint64_t v) { std::memcpy(o, &v, 8); }
+  static double int128_to_double(__int128 v) { return static_cast<double>(v); }
+
+ private:
+  __int128 int_sum_of(const T* x, size_t n) const {
+    if constexpr (std::is_integral<T>::value) return int_sum(x, n, isa_);
+    (void)x, (void)n;
+    return 0;
+  }
+  // Order-independent: the first NaN wins, else the extremum with the smallest index.
+  void merge_arg(Acc<T>& a, const Acc<T>& b) const {
+    if (b.idx == UINT64_MAX) return;
+    if (b.nan) {
+      if (!a.nan || b.idx < a.idx) a.nan = true, a.idx = b.idx;
+      return;
+    }
+    if (a.nan) return;
+    if (a.idx == UINT64_MAX) { a.best = b.best, a.idx = b.idx; return; }
+    const bool better = op_ == Op::ArgMin ? b.best < a.best : b.best > a.best;
+    if (better || (b.best == a.best && b.idx < a.idx)) a.best = b.best, a.idx = b.idx;
+  }
+
+  Op op_;
+  Isa isa_;
+  bool fill_ok_ = false, fill_nan_ = false;
+  T fill_t_ = T(0);
+};
+
+}  // namespace fold
+}  // namespace tet

@@ -1,0 +1,225 @@
+// One body per kernel, compiled for several ISAs through target attributes (the always_inline
+// body inherits the caller's ISA). No fused multiply-add anywhere: contraction would make the
+// SIMD builds round differently from the scalar reference.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+#include "fold/kernels.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define TET_X86 1
+#define TET_AVX2 __attribute__((target("avx2")))
+#define TET_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+#endif
+#define TET_INLINE inline __attribute__((always_inline))
+
+namespace tet {
+namespace fold {
+namespace {
+
+template <Xform F> TET_INLINE double xform(double v, double c) {
+  if (F == Xform::Identity) return v;
+  if (F == Xform::Abs) return std::fabs(v);
+  if (F == Xform::Square) return v * v;
+  const double d = v - c;
+  return d * d;
+}
+
+template <class T, Xform F> TET_INLINE double lane_sum_body(const T* x, size_t n, double c) {
+  double lanes[kLanes] = {};
+  const size_t full = n / kLanes * kLanes;
+  for (size_t g = 0; g < full; g += kLanes) {
+    const T* p = x + g;
+    for (size_t j = 0; j < kLanes; ++j) lanes[j] += xform<F>(static_cast<double>(p[j]), c);
+  }
+  for (size_t i = full; i < n; ++i) lanes[i - full] += xform<F>(static_cast<double>(x[i]), c);
+  for (size_t s = kLanes / 2; s > 0; s >>= 1)
+    for (size_t j = 0; j < s; ++j) lanes[j] += lanes[j + s];
+  return lanes[0];
+}
+
+template <class T> TET_INLINE double lane_sum_switch(const T* x, size_t n, Xform f, double c) {
+  switch (f) {
+    case Xform::Identity: return lane_sum_body<T, Xform::Identity>(x, n, c);
+    case Xform::Abs: return lane_sum_body<T, Xform::Abs>(x, n, c);
+    case Xform::Square: return lane_sum_body<T, Xform::Square>(x, n, c);
+    case Xform::SquaredDeviation: return lane_sum_body<T, Xform::SquaredDeviation>(x, n, c);
+  }
+  return 0;
+}
+
+template <class T> TET_INLINE MinMax<T> min_max_body(const T* x, size_t n) {
+  constexpr size_t L = 64 / sizeof(T) < 8 ? 8 : 64 / sizeof(T);
+  T lo[L], hi[L], nanl[L];
+  for (size_t j = 0; j < L; ++j) {
+    lo[j] = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+    hi[j] = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    nanl[j] = 0;
+  }
+  const size_t full = n / L * L;
+  for (size_t g = 0; g < full; g += L) {
+    const T* p = x + g;
+    for (size_t j = 0; j < L; ++j) {
+      const T v = p[j];
+      lo[j] = v < lo[j] ? v : lo[j];  // NaN never wins a comparison
+      hi[j] = v > hi[j] ? v : hi[j];
+      if (std::is_floating_point<T>::value) nanl[j] = v != v ? v : nanl[j];
+    }
+  }
+  MinMax<T> r{lo[0], hi[0], false};
+  for (size_t j = 1; j < L; ++j) {
+    r.lo = lo[j] < r.lo ? lo[j] : r.lo;
+    r.hi = hi[j] > r.hi ? hi[j] : r.hi;
+  }
+  for (size_t j = 0; j < L; ++j) r.has_nan |= nanl[j] != nanl[j];
+  for (size_t i = full; i < n; ++i) {
+    const T v = x[i];
+    r.lo = v < r.lo ? v : r.lo;
+    r.hi = v > r.hi ? v : r.hi;
+    r.has_nan |= v != v;
+  }
+  return r;
+}
+
+// Integer sums: narrow types accumulate in 64-bit lanes (exact for < 2^31 elements per pass);
+// 64-bit types split into high and low 32-bit halves so the same holds.
+template <class T> TET_INLINE __int128 int_sum_body(const T* x, size_t n) {
+  constexpr size_t kPass = size_t(1) << 30;
+  __int128 total = 0;
+  for (size_t b = 0; b < n; b += kPass) {
+    const size_t e = n - b < kPass ? n : b + kPass;
+    if (sizeof(T) < 8) {
+      using Acc = typename std::conditional<std::is_signed<T>::value, int64_t, uint64_t>::type;
+      Acc s = 0;
+      for (size_t i = b; i < e; ++i) s += static_cast<Acc>(x[i]);
+      total += s;
+    } else {
+      uint64_t lo = 0;
+      int64_t hi_s = 0;
+      uint64_t hi_u = 0;
+      for (size_t i = b; i < e; ++i) {
+        const uint64_t u = static_cast<uint64_t>(x[i]);
+        lo += u & 0xffffffffu;
+        if (std::is_signed<T>::value) hi_s += static_cast<int64_t>(x[i]) >> 32;
+        else hi_u += u >> 32;
+      }
+      total += static_cast<__int128>(lo);
+      total += (std::is_signed<T>::value ? static_cast<__int128>(hi_s) : static_cast<__int128>(hi_u)) * (__int128(1) << 32);
+    }
+  }
+  return total;
+}
+
+#define TET_DEFINE_ISA(SUFFIX, ATTR)                                                              \
+  template <class T> ATTR __attribute__((noinline)) double lane_sum_##SUFFIX(const T* x, size_t n, Xform f, double c) { \
+    return lane_sum_switch<T>(x, n, f, c);                                                        \
+  }                                                                                               \
+  template <class T> ATTR __attribute__((noinline)) MinMax<T> min_max_##SUFFIX(const T* x, size_t n) { \
+    return min_max_body<T>(x, n);                                                                 \
+  }                                                                                               \
+  template <class T> ATTR __attribute__((noinline)) __int128 int_sum_##SUFFIX(const T* x, size_t n) { \
+    return int_sum_body<T>(x, n);                                                                 \
+  }
+
+#define TET_NOATTR
+TET_DEFINE_ISA(scalar, TET_NOATTR)
+#ifdef TET_X86
+TET_DEFINE_ISA(avx2, TET_AVX2)
+TET_DEFINE_ISA(avx512, TET_AVX512)
+#endif
+
+Isa detect() {
+#ifdef TET_X86
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    return Isa::Avx512;
+  if (__builtin_cpu_supports("avx2")) return Isa::Avx2;
+  return Isa::Scalar;
+#elif defined(__aarch64__) || defined(__ARM_NEON)
+  return Isa::Neon;  // baseline on arm64: the reference bodies compile to NEON
+#else
+  return Isa::Scalar;
+#endif
+}
+
+}  // namespace
+
+Isa best_isa() {
+  static const Isa isa = detect();
+  return isa;
+}
+
+bool isa_supported(Isa isa) {
+  if (isa == Isa::Scalar) return true;
+  const Isa best = best_isa();
+  if (isa == Isa::Neon) return best == Isa::Neon;
+  if (isa == Isa::Avx2) return best == Isa::Avx2 || best == Isa::Avx512;
+  return best == Isa::Avx512;
+}
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Scalar: return "scalar";
+    case Isa::Avx2: return "avx2";
+    case Isa::Avx512: return "avx512";
+    case Isa::Neon: return "neon";
+  }
+  return "scalar";
+}
+
+template <class T> double lane_sum(const T* x, size_t n, Xform f, double center, Isa isa) {
+#ifdef TET_X86
+  if (isa == Isa::Avx512) return lane_sum_avx512<T>(x, n, f, center);
+  if (isa == Isa::Avx2) return lane_sum_avx2<T>(x, n, f, center);
+#endif
+  (void)isa;
+  return lane_sum_scalar<T>(x, n, f, center);
+}
+
+template <class T> MinMax<T> min_max(const T* x, size_t n, Isa isa) {
+#ifdef TET_X86
+  if (isa == Isa::Avx512) return min_max_avx512<T>(x, n);
+  if (isa == Isa::Avx2) return min_max_avx2<T>(x, n);
+#endif
+  (void)isa;
+  return min_max_scalar<T>(x, n);
+}
+
+template <class T> __int128 int_sum(const T* x, size_t n, Isa isa) {
+#ifdef TET_X86
+  if (isa == Isa::Avx512) return int_sum_avx512<T>(x, n);
+  if (isa == Isa::Avx2) return int_sum_avx2<T>(x, n);
+#endif
+  (void)isa;
+  return int_sum_scalar<T>(x, n);
+}
+
+#define TET_INSTANTIATE(T)                                                  \
+  template double lane_sum<T>(const T*, size_t, Xform, double, Isa);         \
+  template MinMax<T> min_max<T>(const T*, size_t, Isa);
+TET_INSTANTIATE(float)
+TET_INSTANTIATE(double)
+TET_INSTANTIATE(uint8_t)
+TET_INSTANTIATE(uint16_t)
+TET_INSTANTIATE(int16_t)
+TET_INSTANTIATE(int32_t)
+TET_INSTANTIATE(uint32_t)
+TET_INSTANTIATE(int64_t)
+TET_INSTANTIATE(uint64_t)
+template __int128 int_sum<uint8_t>(const uint8_t*, size_t, Isa);
+template __int128 int_sum<uint16_t>(const uint16_t*, size_t, Isa);
+template __int128 int_sum<int16_t>(const int16_t*, size_t, Isa);
+template __int128 int_sum<int32_t>(const int32_t*, size_t, Isa);
+template __int128 int_sum<uint32_t>(const uint32_t*, size_t, Isa);
+template __int128 int_sum<int64_t>(const int64_t*, size_t, Isa);
+template __int128 int_sum<uint64_t>(const uint64_t*, size_t, Isa);
+
+}  // namespace fold
+}  // namespace tet

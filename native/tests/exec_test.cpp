@@ -1,0 +1,615 @@
+// tet::execute against independent long-double reference computations over a dense array, for
+// every op, scalar and partial, several dtypes, strided selections and clipped edge tiles; plus
+// thread-count independence (bit-for-bit), strategies, preview, spill and cancellation.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "check.h"
+
+// check.h's CHECK_THROWS_CODE names its parameter `code`, which collides with e.code().
+#define EXPECT_CODE(expr, want) do { bool _t = false; try { expr; } catch (const tet::Error& _e) { _t = true; if (_e.code() != std::string(want)) { std::printf("  %s:%d code %s, want %s (%s)\n", __FILE__, __LINE__, _e.code().c_str(), want, _e.what()); ++tet_test::failures(); } } if (!_t) { std::printf("  %s:%d no throw: %s\n", __FILE__, __LINE__, #expr); ++tet_test::failures(); } } while (0)
+#include "mem_source.h"
+#include "tet/error.h"
+#include "tet/file.h"
+#include "tet/host.h"
+#include "tet/query.h"
+
+using namespace tet;
+using tet_test::MemSource;
+typedef long double LD;
+
+namespace {
+
+struct Dense {
+  DType dt;
+  std::vector<uint64_t> shape;
+  std::vector<uint8_t> bytes;
+  std::vector<LD> vals;  // exact value of each element (f16 widened)
+};
+
+template <class S> S rand_val(std::mt19937_64& rng, bool specials) {
+  if (std::is_floating_point<S>::value) {
+    std::uniform_real_distribution<double> u(-100, 100);
+    const int r = int(rng() % 50);
+    if (specials && r == 0) return S(NAN);
+    if (specials && r == 1) return S(INFINITY);
+    if (specials && r == 2) return S(-INFINITY);
+    return S(u(rng));
+  }
+  return S(rng());
+}
+
+Dense make_dense(DType dt, std::vector<uint64_t> shape, uint64_t seed, bool specials) {
+  Dense d{dt, shape, {}, {}};
+  uint64_t n = 1;
+  for (auto s : shape) n *= s;
+  std::mt19937_64 rng(seed);
+  const size_t es = dtype_size(dt);
+  d.bytes.resize(n * es);
+  d.vals.resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    uint8_t* p = &d.bytes[i * es];
+    switch (dt) {
+#define CASE(TAG, S)                          \
+  case DType::TAG: {                          \
+    S v = rand_val<S>(rng, specials);         \
+    std::memcpy(p, &v, sizeof v);             \
+    d.vals[i] = LD(v);                        \
+    break;                                    \
+  }
+      CASE(F32, float) CASE(F64, double) CASE(I32, int32_t) CASE(I64, int64_t) CASE(U8, uint8_t)
+      CASE(U16, uint16_t) CASE(I16, int16_t) CASE(U32, uint32_t) CASE(U64, uint64_t)
+#undef CASE
+      case DType::F16: {
+        std::uniform_real_distribution<float> u(-100, 100);
+        float f = u(rng);
+        const int r = int(rng() % 50);
+        if (specials && r == 0) f = NAN;
+        if (specials && r == 1) f = INFINITY;
+        uint16_t h = f32_to_f16(f);
+        std::memcpy(p, &h, 2);
+        d.vals[i] = LD(f16_to_f32(h));
+        break;
+      }
+    }
+  }
+  return d;
+}
+
+struct Sel {
+  std::vector<uint64_t> start, step, count;
+};
+
+QueryPlan make_plan(const Dense& d, const Sel& s, Op op, uint32_t mask) {
+  QueryPlan p;
+  p.ndim = uint32_t(d.shape.size());
+  for (uint32_t a = 0; a < p.ndim; ++a) p.start[a] = s.start[a], p.step[a] = s.step[a], p.count[a] = s.count[a];
+  p.op = op;
+  p.reduce_mask = mask;
+  const bool tier_c = op == Op::Median || op == Op::Quantile || op == Op::Histogram || op == Op::Covariance || op == Op::Correlation;
+  p.strategy = op == Op::None ? Strategy::CappedInMemory : tier_c ? Strategy::InMemoryMaterialize : Strategy::StreamingFold;
+  return p;
+}
+
+// Fibers of the selection: out index (row-major over kept axes) -> values in fiber order.
+std::vector<std::vector<LD>> fibers(const Dense& d, const Sel& s, uint32_t mask, std::vector<uint64_t>* kept_shape) {
+  const uint32_t nd = uint32_t(d.shape.size());
+  uint64_t out_len = 1;
+  for (uint32_t a = 0; a < nd; ++a)
+    if (!((mask >> a) & 1)) out_len *= s.count[a], kept_shape ? kept_shape->push_back(s.count[a]) : void();
+  std::vector<std::vector<LD>> f(out_len);
+  std::vector<uint64_t> i(nd, 0);
+  uint64_t total = 1;
+  for (auto c : s.count) total *= c;
+  for (uint64_t k = 0; k < total; ++k) {
+    uint64_t src = 0, o = 0;
+    for (uint32_t a = 0; a < nd; ++a) {
+      src = src * d.shape[a] + s.start[a] + i[a] * s.step[a];
+      if (!((mask >> a) & 1)) o = o * s.count[a] + i[a];
+    }
+    f[o].push_back(d.vals[src]);  // row-major traversal keeps fiber order row-major too
+    for (int a = int(nd) - 1; a >= 0; --a) {
+      if (++i[a] < s.count[a]) break;
+      i[a] = 0;
+    }
+  }
+  return f;
+}
+
+bool isnanl(LD v) { return v != v; }
+
+// Reference value of a streaming op on one fiber: as long double, plus "exact" flag.
+LD reference(Op op, const std::vector<LD>& x, double fill) {
+  const LD nan = std::numeric_limits<LD>::quiet_NaN();
+  LD s = 0;
+  bool any_nan = false;
+  for (LD v : x) any_nan |= isnanl(v);
+  switch (op) {
+    case Op::Sum: for (LD v : x) s += v; return s;
+    case Op::Mean: for (LD v : x) s += v; return s / x.size();
+    case Op::Count: return x.size();
+    case Op::Min: case Op::Max: {
+      if (any_nan) return nan;
+      LD m = x[0];
+      for (LD v : x) m = op == Op::Min ? std::min(m, v) : std::max(m, v);
+      return m;
+    }
+    case Op::Var: case Op::Std: case Op::NanStd: case Op::NanMean: {
+      std::vector<LD> y;
+      for (LD v : x) if (!(op == Op::NanStd || op == Op::NanMean) || !isnanl(v)) y.push_back(v);
+      if (y.empty()) return nan;
+      LD m = 0;
+      for (LD v : y) m += v;
+      m /= y.size();
+      if (op == Op::NanMean) return m;
+      LD q = 0;
+      for (LD v : y) q += (v - m) * (v - m);
+      q /= y.size();
+      return op == Op::Var ? q : std::sqrt(q);
+    }
+    case Op::Product: { LD p = 1; for (LD v : x) p *= v; return p; }
+    case Op::NormL1: for (LD v : x) s += std::fabs(v); return s;
+    case Op::NormL2: for (LD v : x) s += v * v; return std::sqrt(s);
+    case Op::AllFinite: for (LD v : x) if (!std::isfinite(v)) return 0; return 1;
+    case Op::AnyNan: return any_nan;
+    case Op::AnyInf: for (LD v : x) if (std::isinf(v)) return 1; return 0;
+    case Op::NanCount: for (LD v : x) s += isnanl(v); return s;
+    case Op::InfCount: for (LD v : x) s += std::isinf(v); return s;
+    case Op::NullCount: for (LD v : x) s += std::isnan(fill) ? isnanl(v) : (v == LD(fill)); return s;
+    case Op::ArgMin: case Op::ArgMax: {
+      size_t b = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (isnanl(x[i])) return i;
+        if (op == Op::ArgMin ? x[i] < x[b] : x[i] > x[b]) b = i;
+      }
+      return b;
+    }
+    case Op::Median: case Op::Quantile: {
+      if (any_nan) return nan;
+      std::vector<LD> y = x;
+      std::sort(y.begin(), y.end());
+      const double q = op == Op::Median ? 0.5 : 0.3;
+      const LD pos = LD(q) * (y.size() - 1);
+      const size_t k = size_t(std::floor(pos));
+      if (k + 1 >= y.size()) return y[k];
+      return y[k] + (y[k + 1] - y[k]) * (pos - k);
+    }
+    default: return nan;
+  }
+}
+
+bool exact_op(Op op) {
+  return op == Op::Min || op == Op::Max || op == Op::Count || op == Op::AllFinite || op == Op::AnyNan ||
+         op == Op::AnyInf || op == Op::NanCount || op == Op::InfCount || op == Op::NullCount ||
+         op == Op::ArgMin || op == Op::ArgMax;
+}
+
+LD got_value(const QueryResult& r, uint64_t i) {
+  switch (r.values.kind) {
+    case ValueKind::F64: { double v; std::memcpy(&v, &r.values.bytes[i * 8], 8); return v; }
+    case ValueKind::I64: { int64_t v; std::memcpy(&v, &r.values.bytes[i * 8], 8); return LD(v); }
+    case ValueKind::U64: { uint64_t v; std::memcpy(&v, &r.values.bytes[i * 8], 8); return LD(v); }
+    case ValueKind::Bool: return r.values.bytes[i];
+  }
+  return 0;
+}
+
+int g_failures_reported = 0;
+
+void compare_op(const Dense& d, const Sel& s, Op op, uint32_t mask, const char* what, double fill = 0, uint32_t threads = 0) {
+  MemSource src(d.dt, d.shape, {3, 4, 2, 2, 2, 2, 2, 2}, d.bytes);
+  QueryPlan p = make_plan(d, s, op, mask);
+  p.threads = threads;
+  if (op == Op::NullCount) p.has_fill = true, p.fill = fill;
+  if (op == Op::Quantile) p.q = 0.3;
+  // round-trip through the wire codec (validates against the catalog)
+  const std::vector<uint8_t> wire = encode_plan(p);
+  p = decode_plan(wire.data(), wire.size(), src.catalog());
+  QueryResult r = execute(src, p, {});
+  std::vector<uint64_t> kept;
+  const auto f = fibers(d, s, mask, &kept);
+  CHECK(r.values.length == f.size());
+  if (mask != (1u << d.shape.size()) - 1) CHECK(r.reduced_shape == kept);
+  for (size_t o = 0; o < f.size() && o < r.values.length; ++o) {
+    LD want = reference(op, f[o], fill);
+    if (op == Op::Product) want = LD(double(want));  // f64 product overflows to inf like numpy
+    const LD got = got_value(r, o);
+    bool ok;
+    if (isnanl(want)) ok = isnanl(got);
+    else if (std::isinf(want)) ok = got == want;
+    else if (exact_op(op)) ok = got == want;
+    else {
+      LD scale = 0;
+      for (LD v : f[o]) if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
+      LD tol = 1e-12L * std::max<LD>(1, scale) * (op == Op::Product ? std::fabs(want) : f[o].size());
+      if (op == Op::Var) tol = 1e-11L * std::max<LD>(1, scale * scale);
+      ok = std::fabs(got - want) <= tol || (op == Op::Product && std::fabs(got - want) <= 1e-12L * std::fabs(want) * f[o].size());
+    }
+    if (!ok) {
+      ++tet_test::failures();
+      if (++g_failures_reported < 30)
+        std::printf("  %s dtype %s op %u mask %u out %zu: got %.17Lg want %.17Lg\n", what, dtype_name(d.dt),
+                    unsigned(op), mask, o, got, want);
+    }
+  }
+}
+
+const Op kStreamingOps[] = {Op::Sum, Op::Mean, Op::Min, Op::Max, Op::Count, Op::Var, Op::Std, Op::Product,
+                            Op::NormL1, Op::NormL2, Op::AllFinite, Op::AnyNan, Op::AnyInf, Op::ArgMin,
+                            Op::ArgMax, Op::NanCount, Op::InfCount, Op::NullCount, Op::NanMean, Op::NanStd};
+const DType kDtypes[] = {DType::F32, DType::F64, DType::F16, DType::I32, DType::I64, DType::U8,
+                         DType::U16, DType::I16, DType::U32, DType::U64};
+
+std::vector<Sel> selections() {
+  return {
+      Sel{{0, 0, 0}, {1, 1, 1}, {7, 10, 5}},  // full, clipped edge tiles
+      Sel{{1, 2, 1}, {2, 3, 1}, {3, 3, 4}},   // strided
+      Sel{{6, 0, 4}, {1, 5, 1}, {1, 2, 1}},   // last tiles only
+      Sel{{0, 1, 0}, {4, 1, 2}, {2, 8, 3}},   // step >= chunk: skipped chunks
+  };
+}
+
+}  // namespace
+
+TEST_CASE("streaming ops match the reference: every dtype, op, selection and mask") {
+  const uint32_t masks[] = {7, 1, 2, 4, 5, 6, 3};
+  uint64_t seed = 1;
+  for (DType dt : kDtypes) {
+    const bool fl = dtype_is_float(dt);
+    for (int specials = 0; specials < (fl ? 2 : 1); ++specials) {
+      Dense d = make_dense(dt, {7, 10, 5}, seed++, specials);
+      for (const Sel& s : selections())
+        for (Op op : kStreamingOps)
+          for (uint32_t m : masks) {
+            if (op == Op::Product && !fl) continue;  // random 64-bit ints overflow f64 products
+            const double fill = fl ? (specials ? NAN : double(d.vals[3])) : double(d.vals[5]);
+            compare_op(d, s, op, m, specials ? "specials" : "plain", fill);
+          }
+    }
+  }
+}
+
+TEST_CASE("integer product and small-int sums are exact") {
+  Dense d = make_dense(DType::I16, {7, 10, 5}, 99, false);
+  for (auto& v : d.vals) v = 0;
+  for (size_t i = 0; i < d.vals.size(); ++i) {
+    int16_t v = int16_t(int(i % 5) - 2);
+    if (v == 0) v = 1;
+    std::memcpy(&d.bytes[i * 2], &v, 2);
+    d.vals[i] = v;
+  }
+  for (const Sel& s : selections()) compare_op(d, s, Op::Product, 7, "product");
+  Dense big = make_dense(DType::I64, {7, 10, 5}, 5, false);
+  compare_op(big, selections()[0], Op::Sum, 7, "i64 sum");
+}
+
+TEST_CASE("tier-C ops match the reference (median, quantile)") {
+  for (DType dt : {DType::F32, DType::F64, DType::I32, DType::U8, DType::F16}) {
+    Dense d = make_dense(dt, {7, 10, 5}, 11, false);
+    for (const Sel& s : selections())
+      for (uint32_t m : {7u, 1u, 2u, 4u, 6u}) {
+        compare_op(d, s, Op::Median, m, "median");
+        compare_op(d, s, Op::Quantile, m, "quantile");
+      }
+  }
+}
+
+TEST_CASE("median with NaN is NaN; quantile endpoints") {
+  Dense d = make_dense(DType::F64, {7, 10, 5}, 12, true);
+  compare_op(d, selections()[0], Op::Median, 7, "median nan");
+  compare_op(d, selections()[0], Op::Median, 4, "median nan partial");
+}
+
+namespace {
+// np.histogram reference written from its definition: bin i holds edges[i] <= v < edges[i+1],
+// the last bin also holds v == edges[bins]; edges = linspace(lo, hi, bins + 1).
+std::vector<uint64_t> ref_hist(const std::vector<LD>& x, uint32_t bins, bool has_range, double lo, double hi, std::vector<double>* edges_out) {
+  if (!has_range) {
+    bool any = false;
+    for (LD v : x) if (std::isfinite(v)) { lo = any ? std::min<double>(lo, v) : double(v); hi = any ? std::max<double>(hi, v) : double(v); any = true; }
+    if (lo == hi) lo -= 0.5, hi += 0.5;
+  }
+  std::vector<double> e(bins + 1);
+  for (uint32_t i = 0; i <= bins; ++i) e[i] = lo + (hi - lo) * double(i) / bins;
+  e[bins] = hi;
+  std::vector<uint64_t> c(bins, 0);
+  for (LD v : x) {
+    if (!(v >= lo && v <= hi)) continue;
+    uint32_t b = bins - 1;
+    for (uint32_t i = 0; i < bins; ++i) if (v >= e[i] && v < e[i + 1]) { b = i; break; }
+    ++c[b];
+  }
+  if (edges_out) *edges_out = e;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("histogram scalar and partial match np.histogram semantics") {
+  for (DType dt : {DType::F32, DType::F64, DType::I32, DType::U8}) {
+    Dense d = make_dense(dt, {7, 10, 5}, 21, false);
+    MemSource src(dt, d.shape, {3, 4, 2}, d.bytes);
+    for (const Sel& s : selections())
+      for (uint32_t m : {7u, 4u, 3u})
+        for (int ranged = 0; ranged < 2; ++ranged) {
+          QueryPlan p = make_plan(d, s, Op::Histogram, m);
+          p.bins = 7;
+          p.hist_range = ranged;
+          p.hist_min = -50, p.hist_max = 60;
+          if (dt == DType::U8) p.hist_min = 10, p.hist_max = 200;
+          QueryResult r = execute(src, p, {});
+          const auto f = fibers(d, s, m, nullptr);
+          CHECK(r.values.kind == ValueKind::U64);
+          CHECK(r.values.length == f.size() * 7);
+          for (size_t o = 0; o < f.size(); ++o) {
+            std::vector<double> e;
+            const auto want = ref_hist(f[o], 7, ranged, p.hist_min, p.hist_max, &e);
+            for (uint32_t b = 0; b < 7; ++b) {
+              uint64_t got;
+              std::memcpy(&got, &r.values.bytes[(o * 7 + b) * 8], 8);
+              if (got != want[b]) { ++tet_test::failures(); std::printf("  hist %s o %zu b %u: %llu vs %llu\n", dtype_name(dt), o, b, (unsigned long long)got, (unsigned long long)want[b]); }
+            }
+            if (m == 7) {
+              CHECK(r.hist_edges.size() == 8);
+              for (size_t i = 0; i < 8 && i < r.hist_edges.size(); ++i) CHECK_NEAR(r.hist_edges[i], e[i], 1e-12 * std::fabs(e[i]) + 1e-12);
+            }
+          }
+        }
+  }
+}
+
+TEST_CASE("histogram hand case: last bin closed, outside values dropped") {
+  const double v[] = {0, 1, 1, 2, 3, 3, -1, 4};
+  std::vector<uint8_t> bytes(sizeof v);
+  std::memcpy(bytes.data(), v, sizeof v);
+  MemSource src(DType::F64, {8}, {3}, bytes);
+  QueryPlan p;
+  p.step.fill(1);
+  p.ndim = 1, p.count[0] = 8, p.op = Op::Histogram, p.reduce_mask = 1, p.bins = 3, p.hist_range = true;
+  p.hist_min = 0, p.hist_max = 3, p.strategy = Strategy::InMemoryMaterialize;
+  QueryResult r = execute(src, p, {});
+  uint64_t c[3];
+  std::memcpy(c, r.values.bytes.data(), 24);
+  CHECK(c[0] == 1 && c[1] == 2 && c[2] == 3);
+}
+
+TEST_CASE("covariance and correlation (population, obs axis 0 and 1)") {
+  Dense d = make_dense(DType::F64, {9, 6}, 31, false);
+  MemSource src(DType::F64, d.shape, {4, 4}, d.bytes);
+  for (uint32_t obs = 0; obs < 2; ++obs)
+    for (Op op : {Op::Covariance, Op::Correlation}) {
+      Sel s{{1, 0}, {1, 1}, {8, 6}};
+      QueryPlan p = make_plan(d, s, op, 0);
+      p.obs_axis = obs;
+      QueryResult r = execute(src, p, {});
+      const uint64_t rows = 8, cols = 6, order = obs == 0 ? cols : rows, nobs = obs == 0 ? rows : cols;
+      CHECK(r.cov_order == order);
+      auto at = [&](uint64_t var, uint64_t k) { return obs == 0 ? d.vals[(1 + k) * 6 + var] : d.vals[(1 + var) * 6 + k]; };
+      std::vector<LD> cov(order * order);
+      for (uint64_t i = 0; i < order; ++i)
+        for (uint64_t j = 0; j < order; ++j) {
+          LD mi = 0, mj = 0;
+          for (uint64_t k = 0; k < nobs; ++k) mi += at(i, k), mj += at(j, k);
+          mi /= nobs, mj /= nobs;
+          LD c = 0;
+          for (uint64_t k = 0; k < nobs; ++k) c += (at(i, k) - mi) * (at(j, k) - mj);
+          cov[i * order + j] = c / nobs;
+        }
+      for (uint64_t i = 0; i < order; ++i)
+        for (uint64_t j = 0; j < order; ++j) {
+          LD want = cov[i * order + j];
+          if (op == Op::Correlation) want /= std::sqrt(cov[i * order + i] * cov[j * order + j]);
+          CHECK_NEAR(double(got_value(r, i * order + j)), double(want), 1e-9 * std::max<double>(1, std::fabs(double(want))));
+        }
+    }
+}
+
+namespace {
+std::vector<uint8_t> run_bytes(const ChunkSource& src, QueryPlan p, uint32_t threads) {
+  p.threads = threads;
+  QueryResult r = execute(src, p, {});
+  std::vector<uint8_t> out = r.values.bytes;
+  out.insert(out.end(), r.preview.begin(), r.preview.end());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("results are bit-identical for threads 1, 2, 3, 8 (multi-unit tiles, partial segments)") {
+  // one huge tile (split into units, shared through the tile cache) and many small tiles
+  Dense big = make_dense(DType::F32, {1000, 700}, 41, false);
+  for (auto chunk : {std::vector<uint64_t>{1000, 700}, std::vector<uint64_t>{128, 96}}) {
+    for (bool copy : {false, true}) {
+      MemSource src(DType::F32, big.shape, chunk, big.bytes, copy);
+      for (Op op : {Op::Sum, Op::Mean, Op::Var, Op::Std, Op::NormL2, Op::ArgMax, Op::Min, Op::NanStd})
+        for (uint32_t m : {3u, 1u, 2u}) {
+          Sel s{{0, 0}, {1, 1}, {1000, 700}};
+          QueryPlan p = make_plan(big, s, op, m);
+          p.preview_max = 10;
+          const auto ref = run_bytes(src, p, 1);
+          for (uint32_t t : {2u, 3u, 8u}) CHECK(run_bytes(src, p, t) == ref);
+        }
+    }
+  }
+  // accuracy on the big tile against the reference
+  Sel s{{0, 0}, {1, 1}, {1000, 700}};
+  for (Op op : {Op::Sum, Op::Var, Op::ArgMin}) compare_op(big, s, op, 3, "big");
+}
+
+TEST_CASE("var/std have no cancellation on data with a large mean") {
+  std::vector<double> v(300001);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 1e9 + double(i % 7);
+  std::vector<uint8_t> bytes(v.size() * 8);
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  MemSource src(DType::F64, {v.size()}, {50000}, bytes);
+  QueryPlan p;
+  p.step.fill(1);
+  p.ndim = 1, p.count[0] = v.size(), p.op = Op::Var, p.reduce_mask = 1;
+  QueryResult r = execute(src, p, {});
+  LD m = 0, q = 0;
+  for (double x : v) m += x;
+  m /= v.size();
+  for (double x : v) q += (x - m) * (x - m);
+  CHECK_NEAR(double(got_value(r, 0)), double(q / v.size()), 1e-9);
+}
+
+TEST_CASE("sequential chunks equal parallel chunks; stats") {
+  Dense d = make_dense(DType::F64, {7, 10, 5}, 51, false);
+  MemSource src(DType::F64, d.shape, {3, 4, 2}, d.bytes);
+  Sel s = selections()[0];
+  QueryPlan p = make_plan(d, s, Op::Mean, 7);
+  const auto par = execute(src, p, {});
+  p.io_mode = IoMode::SequentialChunks;
+  const auto seq = execute(src, p, {});
+  CHECK(seq.values.bytes == par.values.bytes);
+  CHECK(seq.stats.threads_used == 1);
+  CHECK(seq.stats.io_mode == IoMode::SequentialChunks);
+  CHECK(par.stats.chunks_read == 3 * 3 * 3);
+  p.io_mode = IoMode::LinearScan;  // not a File: falls back to sequential chunks
+  const auto lin = execute(src, p, {});
+  CHECK(lin.values.bytes == par.values.bytes);
+  CHECK(lin.stats.io_mode == IoMode::SequentialChunks);
+  CHECK(std::string(par.stats.simd) == host_info().simd);
+}
+
+TEST_CASE("strided selection touches only chunks the progression lands in") {
+  Dense d = make_dense(DType::F32, {100}, 61, false);
+  MemSource src(DType::F32, {100}, {10}, d.bytes);
+  QueryPlan p;
+  p.step.fill(1);
+  p.ndim = 1, p.start[0] = 5, p.step[0] = 30, p.count[0] = 4, p.op = Op::Sum, p.reduce_mask = 1;  // 5,35,65,95
+  QueryResult r = execute(src, p, {});
+  CHECK(r.stats.chunks_read == 4);
+  CHECK(src.fetches == 4);
+}
+
+TEST_CASE("preview: first elements in logical order, f16 widened; capped strategy") {
+  for (DType dt : {DType::F32, DType::F16, DType::I64, DType::U8}) {
+    Dense d = make_dense(dt, {7, 10, 5}, 71, false);
+    MemSource src(dt, d.shape, {3, 4, 2}, d.bytes);
+    Sel s = selections()[1];
+    QueryPlan p = make_plan(d, s, Op::None, 0);
+    p.preview_max = 20;
+    QueryResult r = execute(src, p, {});
+    const auto f = fibers(d, s, 7, nullptr);
+    CHECK(r.preview_length == 20);
+    const size_t es = dt == DType::F16 ? 4 : dtype_size(dt);
+    CHECK(r.preview.size() == 20 * es);
+    CHECK(r.values.length == 0);
+    for (size_t i = 0; i < 20; ++i) {
+      LD got;
+      if (dt == DType::F32 || dt == DType::F16) { float v; std::memcpy(&v, &r.preview[i * 4], 4); got = v; }
+      else if (dt == DType::I64) { int64_t v; std::memcpy(&v, &r.preview[i * 8], 8); got = LD(v); }
+      else got = r.preview[i];
+      CHECK(got == f[0][i]);
+    }
+    // preview alongside a fold and a tier-C op
+    p = make_plan(d, s, Op::Sum, 7);
+    p.preview_max = 1000;  // more than the selection
+    r = execute(src, p, {});
+    CHECK(r.preview_length == f[0].size());
+    p = make_plan(d, s, Op::Median, 7);
+    p.preview_max = 5;
+    QueryResult r2 = execute(src, p, {});
+    CHECK(r2.preview.size() == 5 * es);
+    CHECK(std::memcmp(r2.preview.data(), r.preview.data(), 5 * es) == 0);
+  }
+}
+
+TEST_CASE("temp spill materialize equals in-memory; file is gone") {
+  Dense d = make_dense(DType::F32, {7, 10, 5}, 81, false);
+  MemSource src(DType::F32, d.shape, {3, 4, 2}, d.bytes);
+  const std::string dir = "/tmp/tet_exec_test_tmp_" + std::to_string(::getpid());
+  std::string cmd = "mkdir -p " + dir;
+  CHECK(std::system(cmd.c_str()) == 0);
+  for (uint32_t m : {7u, 1u}) {
+    QueryPlan p = make_plan(d, selections()[1], Op::Median, m);
+    const auto mem = execute(src, p, {});
+    p.strategy = Strategy::TempSpillMaterialize;
+    p.temp_dir = dir;
+    const auto tmp = execute(src, p, {});
+    CHECK(tmp.values.bytes == mem.values.bytes);
+  }
+  cmd = "rmdir " + dir;  // fails when a temp file was left behind
+  CHECK(std::system(cmd.c_str()) == 0);
+  QueryPlan p = make_plan(d, selections()[1], Op::Median, 7);
+  p.strategy = Strategy::TempSpillMaterialize;
+  p.temp_dir = "/nonexistent/dir";
+  EXPECT_CODE(execute(src, p, {}), "TET_IO_OPEN");
+}
+
+TEST_CASE("mmap spill writes the selection row-major, dtype-native, atomically") {
+  for (DType dt : {DType::F64, DType::F16, DType::U16}) {
+    Dense d = make_dense(dt, {7, 10, 5}, 91, false);
+    MemSource src(dt, d.shape, {3, 4, 2}, d.bytes);
+    Sel s = selections()[1];
+    QueryPlan p = make_plan(d, s, Op::None, 0);
+    p.strategy = Strategy::MmapSpill;
+    p.spill_path = "/tmp/tet_exec_spill_" + std::to_string(::getpid()) + ".bin";
+    p.preview_max = 3;
+    QueryResult r = execute(src, p, {});
+    std::ifstream in(p.spill_path, std::ios::binary);
+    std::vector<uint8_t> got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t es = dtype_size(dt);
+    std::vector<uint8_t> want;
+    for (uint64_t i = 0; i < s.count[0]; ++i)
+      for (uint64_t j = 0; j < s.count[1]; ++j)
+        for (uint64_t k = 0; k < s.count[2]; ++k) {
+          const uint64_t src_i = ((s.start[0] + i * s.step[0]) * 10 + s.start[1] + j * s.step[1]) * 5 + s.start[2] + k * s.step[2];
+          want.insert(want.end(), &d.bytes[src_i * es], &d.bytes[src_i * es] + es);
+        }
+    CHECK(got == want);
+    CHECK(r.stats.spill_bytes == want.size());
+    CHECK(r.preview_length == 3);
+    ::unlink(p.spill_path.c_str());
+  }
+}
+
+TEST_CASE("cancellation throws TET_CANCELLED") {
+  Dense d = make_dense(DType::F32, {7, 10, 5}, 101, false);
+  MemSource src(DType::F32, d.shape, {3, 4, 2}, d.bytes);
+  std::atomic<bool> cancel{true};
+  ExecContext ctx;
+  ctx.cancel = &cancel;
+  for (Op op : {Op::Sum, Op::Median}) {
+    QueryPlan p = make_plan(d, selections()[0], op, 7);
+    EXPECT_CODE(execute(src, p, ctx), "TET_CANCELLED");
+    p.reduce_mask = 1;
+    EXPECT_CODE(execute(src, p, ctx), "TET_CANCELLED");
+  }
+}
+
+TEST_CASE("many threads run queries concurrently on the shared pool") {
+  Dense d = make_dense(DType::F32, {300, 200}, 111, false);
+  MemSource src(DType::F32, d.shape, {64, 64}, d.bytes);
+  Sel s{{0, 0}, {1, 1}, {300, 200}};
+  const QueryPlan p1 = make_plan(d, s, Op::Var, 3), p2 = make_plan(d, s, Op::Mean, 1);
+  const auto r1 = execute(src, p1, {}).values.bytes, r2 = execute(src, p2, {}).values.bytes;
+  std::atomic<int> bad{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 8; ++t)
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        if (execute(src, t % 2 ? p1 : p2, {}).values.bytes != (t % 2 ? r1 : r2)) ++bad;
+      }
+    });
+  for (auto& t : ts) t.join();
+  CHECK(bad == 0);
+}
+
+TEST_CASE("host_info reports cores, RAM and the ISA") {
+  const HostInfo h = host_info();
+  CHECK(h.cores >= 1);
+  CHECK(h.total_ram_bytes > 0);
+  CHECK(h.available_ram_bytes > 0 && h.available_ram_bytes <= h.total_ram_bytes);
+  CHECK(!h.simd.empty());
+}
+
+TEST_MAIN()

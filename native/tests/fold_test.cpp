@@ -1,0 +1,244 @@
+// Fold kernels: every SIMD build equals the scalar reference bit for bit (random data with NaN,
+// +-inf, subnormals, tails shorter than a vector), accuracy of the canonical sum, accumulator
+// merges, and the tier-C kernels on hand-computed cases.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "check.h"
+#include "fold/accumulator.h"
+#include "fold/kernels.h"
+#include "fold/order_stats.h"
+
+using namespace tet;
+using namespace tet::fold;
+
+namespace {
+
+bool same_bits(double a, double b) {
+  if (a != a || b != b) return (a != a) && (b != b);
+  return std::memcmp(&a, &b, 8) == 0;
+}
+
+template <class T> std::vector<T> random_values(size_t n, uint64_t seed, bool specials) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    if (std::is_floating_point<T>::value) {
+      const int r = int(rng() % 16);
+      std::uniform_real_distribution<double> u(-1e3, 1e3);
+      x = T(u(rng));
+      if (specials) {
+        if (r == 0) x = std::numeric_limits<T>::quiet_NaN();
+        if (r == 1) x = std::numeric_limits<T>::infinity();
+        if (r == 2) x = -std::numeric_limits<T>::infinity();
+        if (r == 3) x = std::numeric_limits<T>::denorm_min() * T(rng() % 1000);
+        if (r == 4) x = -T(0);
+      }
+    } else {
+      x = T(rng());
+    }
+  }
+  return v;
+}
+
+const size_t kSizes[] = {0, 1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257, 1000, 4099};
+
+template <class T> void check_isa_equivalence(Isa isa) {
+  for (int specials = 0; specials < 2; ++specials)
+    for (size_t n : kSizes)
+      for (size_t offset : {size_t(0), size_t(1)}) {  // unaligned starts too
+        const auto v = random_values<T>(n + offset, n * 7 + specials, specials);
+        const T* x = v.data() + offset;
+        for (Xform f : {Xform::Identity, Xform::Abs, Xform::Square, Xform::SquaredDeviation}) {
+          const double a = lane_sum(x, n, f, 3.25, Isa::Scalar), b = lane_sum(x, n, f, 3.25, isa);
+          if (!same_bits(a, b)) {
+            ++tet_test::failures();
+            std::printf("  lane_sum %s n=%zu xform %u: %.17g vs %.17g\n", isa_name(isa), n, unsigned(f), a, b);
+          }
+        }
+        const MinMax<T> m0 = min_max(x, n, Isa::Scalar), m1 = min_max(x, n, isa);
+        CHECK(m0.lo == m1.lo || (m0.lo != m0.lo && m1.lo != m1.lo));
+        CHECK(m0.hi == m1.hi || (m0.hi != m0.hi && m1.hi != m1.hi));
+        CHECK(m0.has_nan == m1.has_nan);
+      }
+}
+
+template <class T> void check_int_sum(Isa isa) {
+  for (size_t n : kSizes) {
+    const auto v = random_values<T>(n, n + 5, false);
+    __int128 want = 0;
+    for (T x : v) want += static_cast<__int128>(x);
+    CHECK(int_sum(v.data(), n, isa) == want);
+    CHECK(int_sum(v.data(), n, Isa::Scalar) == want);
+  }
+}
+
+std::vector<Isa> isas() {
+  std::vector<Isa> out;
+  for (Isa i : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon})
+    if (isa_supported(i)) out.push_back(i);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every supported ISA matches the scalar reference bit for bit") {
+  std::printf("  best isa: %s\n", isa_name(best_isa()));
+  for (Isa isa : isas()) {
+    check_isa_equivalence<float>(isa);
+    check_isa_equivalence<double>(isa);
+    check_isa_equivalence<int32_t>(isa);
+    check_isa_equivalence<uint8_t>(isa);
+    check_isa_equivalence<int64_t>(isa);
+    check_isa_equivalence<uint64_t>(isa);
+    check_isa_equivalence<uint16_t>(isa);
+    check_isa_equivalence<int16_t>(isa);
+    check_isa_equivalence<uint32_t>(isa);
+    check_int_sum<uint8_t>(isa);
+    check_int_sum<int16_t>(isa);
+    check_int_sum<uint16_t>(isa);
+    check_int_sum<int32_t>(isa);
+    check_int_sum<uint32_t>(isa);
+    check_int_sum<int64_t>(isa);
+    check_int_sum<uint64_t>(isa);
+  }
+}
+
+TEST_CASE("min_max: NaN flagged, ignored for the extrema; subnormals kept") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v(77, 5.0f);
+  v[40] = nan;
+  v[76] = -std::numeric_limits<float>::denorm_min();
+  v[3] = 1e30f;
+  for (Isa isa : isas()) {
+    const auto m = min_max(v.data(), v.size(), isa);
+    CHECK(m.has_nan);
+    CHECK(m.lo == -std::numeric_limits<float>::denorm_min());
+    CHECK(m.hi == 1e30f);
+  }
+}
+
+TEST_CASE("canonical lane sum is accurate (hand-checkable sums)") {
+  std::vector<double> v(100000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = double(i + 1);
+  CHECK(lane_sum(v.data(), v.size(), Xform::Identity, 0, best_isa()) == 5000050000.0);
+  CHECK(lane_sum(v.data(), 4, Xform::Square, 0, best_isa()) == 30.0);
+  CHECK(lane_sum(v.data(), 3, Xform::SquaredDeviation, 2.0, best_isa()) == 2.0);
+  std::vector<float> f = {1.5f, -2.5f, 4.0f};
+  CHECK(lane_sum(f.data(), 3, Xform::Abs, 0, best_isa()) == 8.0);
+}
+
+TEST_CASE("accumulator: block + merge equal one-by-one on hand data") {
+  const double x[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  FoldOp<double> var(Op::Var, best_isa(), false, 0);
+  Acc<double> a, b, c;
+  var.block(a, x, 4);
+  var.block(b, x + 4, 6);
+  var.merge(a, b);
+  for (double v : x) var.one(c, v, 0);
+  uint8_t out[8];
+  double r;
+  var.finalize(a, out);
+  std::memcpy(&r, out, 8);
+  CHECK_NEAR(r, 8.25, 1e-12);  // np.var(1..10)
+  var.finalize(c, out);
+  std::memcpy(&r, out, 8);
+  CHECK_NEAR(r, 8.25, 1e-12);
+
+  FoldOp<int32_t> am(Op::ArgMin, best_isa(), false, 0);
+  const int32_t y[] = {5, 1, 7, 1, 0, 0};
+  Acc<int32_t> p, q;
+  am.block(p, y, 4);   // min 1 at 1
+  am.block(q, y + 4, 2);
+  q.idx += 4;          // min 0 at 4
+  am.merge(p, q);
+  uint64_t idx;
+  am.finalize(p, out);
+  std::memcpy(&idx, out, 8);
+  CHECK(idx == 4);
+
+  FoldOp<float> amx(Op::ArgMax, best_isa(), false, 0);
+  const float z[] = {1, 9, NAN, 9, NAN};
+  Acc<float> s;
+  amx.block(s, z, 5);
+  CHECK(s.idx == 2);  // first NaN wins like numpy
+
+  FoldOp<uint8_t> nc(Op::NullCount, best_isa(), true, 300.0);  // fill outside u8: never matches
+  const uint8_t w[] = {44, 255, 0};
+  Acc<uint8_t> t;
+  nc.block(t, w, 3);
+  CHECK(t.cnt == 0);
+  FoldOp<uint8_t> nc2(Op::NullCount, best_isa(), true, 255.0);
+  Acc<uint8_t> t2;
+  nc2.block(t2, w, 3);
+  CHECK(t2.cnt == 1);
+  FoldOp<float> nc3(Op::NullCount, best_isa(), true, 0.1);  // 0.1 is not an f32 value
+  const float fz[] = {0.1f, 0.1f};
+  Acc<float> t3;
+  nc3.block(t3, fz, 2);
+  CHECK(t3.cnt == 0);
+}
+
+TEST_CASE("int64 sums are exact beyond 2^53 and min/max keep the dtype") {
+  const int64_t x[] = {INT64_MAX, INT64_MAX, INT64_MIN + 1, 3};
+  FoldOp<int64_t> sum(Op::Sum, best_isa(), false, 0);
+  Acc<int64_t> a;
+  sum.block(a, x, 4);
+  CHECK(a.isum == (__int128)INT64_MAX + 3);
+  FoldOp<uint64_t> mx(Op::Max, best_isa(), false, 0);
+  const uint64_t u[] = {UINT64_MAX - 1, 7, UINT64_MAX};
+  Acc<uint64_t> b;
+  mx.block(b, u, 3);
+  uint8_t out[8];
+  uint64_t r;
+  mx.finalize(b, out);
+  std::memcpy(&r, out, 8);
+  CHECK(r == UINT64_MAX);
+  CHECK(value_kind(Op::Max, DType::U64) == ValueKind::U64);
+  CHECK(value_kind(Op::Min, DType::I16) == ValueKind::I64);
+  CHECK(value_kind(Op::Min, DType::F16) == ValueKind::F64);
+  CHECK(value_kind(Op::AnyNan, DType::F32) == ValueKind::Bool);
+}
+
+TEST_CASE("quantile: numpy linear interpolation on hand cases") {
+  std::vector<double> a = {4, 1, 3, 2};
+  CHECK(quantile_inplace(a.data(), 4, 0.5) == 2.5);   // np.median
+  a = {4, 1, 3, 2};
+  CHECK(quantile_inplace(a.data(), 4, 0.25) == 1.75);  // np.quantile(.., 0.25)
+  a = {4, 1, 3, 2};
+  CHECK(quantile_inplace(a.data(), 4, 1.0) == 4.0);
+  a = {4, 1, 3, 2};
+  CHECK(quantile_inplace(a.data(), 4, 0.0) == 1.0);
+  std::vector<int32_t> b = {7};
+  CHECK(quantile_inplace(b.data(), 1, 0.9) == 7.0);
+  std::vector<float> c = {1, NAN, 3};
+  CHECK(std::isnan(quantile_inplace(c.data(), 3, 0.5)));
+}
+
+TEST_CASE("histogram: numpy edges and bin rule") {
+  double e[4];
+  histogram_edges(0, 3, 3, e);
+  CHECK(e[0] == 0 && e[1] == 1 && e[2] == 2 && e[3] == 3);
+  const double x[] = {0, 0.999, 1, 2.5, 3, 3.0001, -0.1};
+  uint64_t c[3] = {0, 0, 0};
+  histogram_count(x, 7, 3, 0, 3, e, c);
+  CHECK(c[0] == 2 && c[1] == 1 && c[2] == 2);
+  double lo = 5, hi = 5;
+  histogram_range_fix(lo, hi);
+  CHECK(lo == 4.5 && hi == 5.5);
+  // np.histogram(np.arange(10) * 0.1, bins=10)[0] == all ones (edges that floating point
+  // division would misplace are corrected against the edges)
+  double y[10], ey[11];
+  for (int i = 0; i < 10; ++i) y[i] = i * 0.1;
+  histogram_edges(0, 0.9, 10, ey);
+  uint64_t cy[10] = {};
+  histogram_count(y, 10, 10, 0, 0.9, ey, cy);
+  bool ones = true;
+  for (int i = 0; i < 10; ++i) ones &= cy[i] == 1;
+  CHECK(ones);
+}
+
+TEST_MAIN()
