@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <new>
 
 #include "codec/zstd_codec.h"
 #include "format/footer.h"
@@ -88,7 +89,13 @@ struct Writer::Impl {
       index_length = 32 + total_chunks * 104;
     }
     write_pos = index_offset + index_length;
-    for (auto& d : datasets) d.slots.assign(static_cast<size_t>(d.info.chunk_count), kSlotEmpty);
+    try {
+      for (auto& d : datasets) d.slots.assign(static_cast<size_t>(d.info.chunk_count), kSlotEmpty);
+      arrived.reserve(static_cast<size_t>(total_chunks));
+    } catch (const std::bad_alloc&) {
+      for (auto& d : datasets) std::vector<uint32_t>().swap(d.slots);
+      fail("TET_WRITE_BAD_SHAPE", "not enough memory for the index of " + u64s(total_chunks) + " chunks");
+    }
     sealed = true;
   }
 
