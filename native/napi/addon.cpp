@@ -1,7 +1,7 @@
 // Module entry: one Napi::Addon instance per environment (main thread, each worker_thread,
 // each Electron renderer). The addon keeps no process-wide mutable state of its own; handles
 // are externals owned by the environment that created them.
-#include <napi.h>
+#include "napi/napi_config.h"
 
 #include <csignal>
 #include <mutex>

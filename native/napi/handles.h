@@ -2,7 +2,7 @@
 // stamped with its own type tag, so a writer handle passed where a file handle is expected is
 // a TypeError, never a wild cast.
 #pragma once
-#include <napi.h>
+#include "napi/napi_config.h"
 
 #include <atomic>
 #include <memory>

@@ -2,7 +2,7 @@
 // that validate before anything reaches the core, and builders for catalog / query results.
 // Every array handed to JS is a fresh JS-owned ArrayBuffer (no external buffers into the mmap).
 #pragma once
-#include <napi.h>
+#include "napi/napi_config.h"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 // The functions of the NativeBinding (lib/native.ts), grouped by file. addon.cpp registers them.
 #pragma once
-#include <napi.h>
+#include "napi/napi_config.h"
 
 namespace tet::napi {
 

@@ -3,7 +3,7 @@
 // Failures reject with an Error carrying the tet::Error code (anything else: TET_INTERNAL);
 // no exception escapes either thread.
 #pragma once
-#include <napi.h>
+#include "napi/napi_config.h"
 
 #include <string>
 
@@ -42,6 +42,15 @@ class PromiseWorker : public Napi::AsyncWorker {
   }
 
   void OnOK() final {
+    try {
+      Settle();
+    } catch (...) {
+      // Only reachable while the environment is being torn down (worker terminated): there is
+      // no JS left to deliver the result to.
+    }
+  }
+
+  void Settle() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     if (failed_) {
@@ -61,7 +70,12 @@ class PromiseWorker : public Napi::AsyncWorker {
     }
   }
 
-  void OnError(const Napi::Error& e) final { deferred_.Reject(e.Value()); }
+  void OnError(const Napi::Error& e) final {
+    try {
+      deferred_.Reject(e.Value());
+    } catch (...) {
+    }
+  }
 
   void Fail(const std::string& code, const std::string& message) {
     failed_ = true;
