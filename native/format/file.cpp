@@ -52,10 +52,14 @@ TileView File::tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint
   const ChunkEntry& e = catalog_.entries[index];
   const uint8_t* stored = base_ + e.payload_offset;  // bounds checked by parse_catalog
   if (e.codec == Codec::Raw) return TileView{stored, e.raw_byte_len};
-  std::string context = "dataset '" + ds.name + "' entry " + std::to_string(index) + " chunk_index (";
-  for (uint32_t a = 0; a < ds.ndim; ++a) context += (a ? ", " : "") + std::to_string(e.coords[a]);
-  context += ")";
-  decode_payload(e, stored, scratch, context);
+  try {
+    decode_payload(e, stored, scratch, std::string());
+  } catch (const Error& err) {
+    // The context string is only built on failure: decoding is the hot path.
+    std::string context = "dataset '" + ds.name + "' entry " + std::to_string(index) + " chunk_index (";
+    for (uint32_t a = 0; a < ds.ndim; ++a) context += (a ? ", " : "") + std::to_string(e.coords[a]);
+    fail(err.code().c_str(), context + ")" + err.what());
+  }
   return TileView{scratch.data(), e.raw_byte_len};
 }
 
