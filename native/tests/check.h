@@ -31,5 +31,5 @@ inline int run_all() {
   static void TET_CAT(test_fn_, __LINE__)()
 #define CHECK(cond) do { if (!(cond)) { std::printf("  %s:%d CHECK(%s)\n", __FILE__, __LINE__, #cond); ++tet_test::failures(); } } while (0)
 #define CHECK_NEAR(a, b, tol) do { double _a = (a), _b = (b); if (!(std::fabs(_a - _b) <= (tol))) { std::printf("  %s:%d %s=%.17g vs %s=%.17g\n", __FILE__, __LINE__, #a, _a, #b, _b); ++tet_test::failures(); } } while (0)
-#define CHECK_THROWS_CODE(expr, code) do { bool _t = false; try { expr; } catch (const tet::Error& e) { _t = true; if (e.code() != std::string(code)) { std::printf("  %s:%d code %s, want %s (%s)\n", __FILE__, __LINE__, e.code().c_str(), code, e.what()); ++tet_test::failures(); } } if (!_t) { std::printf("  %s:%d no throw: %s\n", __FILE__, __LINE__, #expr); ++tet_test::failures(); } } while (0)
+#define CHECK_THROWS_CODE(expr, want_code) do { bool _t = false; try { expr; } catch (const tet::Error& e) { _t = true; if (e.code() != std::string(want_code)) { std::printf("  %s:%d code %s, want %s (%s)\n", __FILE__, __LINE__, e.code().c_str(), want_code, e.what()); ++tet_test::failures(); } } if (!_t) { std::printf("  %s:%d no throw: %s\n", __FILE__, __LINE__, #expr); ++tet_test::failures(); } } while (0)
 #define TEST_MAIN() int main() { return tet_test::run_all(); }
