@@ -42,7 +42,7 @@ export function planView(resp: QueryResponse): Record<string, unknown> {
 }
 
 function scalarText(v: unknown): string {
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : String(v);
+  if (typeof v === 'number' || typeof v === 'string') return String(v);
   if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
   return toJsonText(v);
 }
