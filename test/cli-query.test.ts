@@ -132,6 +132,9 @@ describe.skipIf(!ready)('tet query CLI behaviour (one_to_six_f32.tet: [[1,2,3],[
     expect(missing.rc).toBe(1);
     expect(missing.err).toMatch(/^error: /);
     expect(missing.err).not.toMatch(/\n\s+at /);
+    const budget = tet(['query', '{"dataset":"a"}', '-t', join(FIX, 'file_exec_tiny_budget.tet'), '-x']);
+    expect(budget.rc).toBe(1);
+    expect(budget.err).toMatch(/^error: the selection needs \d+ bytes but the memory budget is 64 bytes/);
     expect(tet(['query', '{"dataset":"a","sum":[]}', '-x']).rc).toBe(2);
     expect(tet(['query', '{"dataset":"a","sum":[]}', '-t', file, '--preview', '-3']).rc).toBe(2);
     expect(tet(['query', '{"dataset":"a","sum":[]}', '-t', file, '--format', 'xml']).rc).toBe(2);
