@@ -1,6 +1,7 @@
 // `tet info`, `tet verify`, `tet repair` run in-process through runCli (exit codes, stdout,
 // stderr), on the reference files and conformance fixtures.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -171,5 +172,22 @@ describe('runCli', () => {
       process.exitCode = undefined;
     }
     expect(errs.join('')).toBe('error: internal: kaput\nerror: cannot open x\n');
+  });
+});
+
+describe('built CLI (bin/tet.js -> dist/cli.cjs, after npm run build:ts)', () => {
+  const root = join(__dirname, '..');
+  it.skipIf(!existsSync(join(root, 'dist/cli.cjs')))('loads the addon from dist/ and maps exit codes', () => {
+    const run = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin/tet.js'), ...args], { encoding: 'utf8' });
+    const ok = run('info', join(REF, 'sample.tet'), '--json');
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout).datasets[0].name).toBe('temperature');
+    const bad = run('verify', join(REF, 'plan.tet'), '-q');
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/footer_invalid/);
+    const usage = run('verify');
+    expect(usage.status).toBe(2);
+    const missing = run('info', '/nonexistent.tet');
+    expect([missing.status, missing.stderr]).toEqual([1, expect.stringMatching(/^error: /)]);
   });
 });

@@ -2,6 +2,8 @@
 // worker with its own addon instance (Napi::Addon instance data), plus a worker terminated
 // while its reads are in flight. Workers run plain JS against the binding (no TS loader
 // there), encoding the plan wire by hand from native/include/tet/plan.h.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { open } from '../lib/index';
@@ -55,7 +57,36 @@ function runWorker(id: number, reads: number, terminateEarly = false): Promise<u
   });
 }
 
+const SDK_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { open } = require(workerData.dist);
+(async () => {
+  const f = await open(workerData.path);
+  const sums = [];
+  await Promise.all(Array.from({ length: workerData.reads }, async (_, m) => {
+    const row = (workerData.id * 5 + m) % 34;
+    const r = await f.read('a', [{ start: row, stop: row + 1 }, {}]);
+    let s = 0; for (const x of r.data) s += x; sums.push([row, s]);
+  }));
+  f.close();
+  parentPort.postMessage(sums);
+})().catch((e) => parentPort.postMessage({ error: e.code + ' ' + e.message }));
+`;
+
 describe('worker_threads', () => {
+  const dist = join(packageRoot(), 'dist/index.cjs');
+  it.skipIf(!existsSync(dist))('the built SDK (dist/index.cjs) in N workers x M reads', async () => {
+    const results = await Promise.all(Array.from({ length: 4 }, (_, id) => new Promise((resolve, reject) => {
+      const w = new Worker(SDK_WORKER, { eval: true, workerData: { id, reads: 8, path: LARGE, dist } });
+      w.once('message', resolve);
+      w.once('error', reject);
+    })));
+    for (const r of results) {
+      expect(r).not.toHaveProperty('error');
+      for (const [row, s] of r as [number, number][]) expect(s).toBe(4096 * row + 2016);
+    }
+  });
+
   it('N workers x M reads on one file, while the main thread reads it too', async () => {
     const N = 6, M = 12;
     const main = await open(LARGE);

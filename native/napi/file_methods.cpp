@@ -62,7 +62,7 @@ class ExecuteWorker : public PromiseWorker {
 
 Napi::Value OpenFile(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guard(env, [&]() -> Napi::Value {
+  return GuardAsync(env, [&]() -> Napi::Value {
     std::string path = StringArg(info, 0, "path");
     bool verify_footer = BoolArg(info, 1, "verifyFooter");
     return (new OpenWorker(env, std::move(path), verify_footer))->Start();
@@ -89,17 +89,11 @@ Napi::Value CatalogOf(const Napi::CallbackInfo& info) {
 
 Napi::Value Execute(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guard(env, [&]() -> Napi::Value {
+  return GuardAsync(env, [&]() -> Napi::Value {
     Napi::Value handle = Arg(info, 0, "file");
     std::vector<uint8_t> plan = BytesArg(info, 1, "plan");
     CancelFlag cancel = info.Length() > 2 ? UnwrapCancel(info[2]) : nullptr;
-    FileSlot& slot = UnwrapFileSlot(handle);
-    if (!slot.file) {  // reject (not throw): callers await execute()
-      auto deferred = Napi::Promise::Deferred::New(env);
-      deferred.Reject(MakeError(env, "TET_IO_CLOSED", "the file handle is closed (closeFile was called)").Value());
-      return deferred.Promise();
-    }
-    return (new ExecuteWorker(env, slot.file, std::move(plan), std::move(cancel)))->Start();
+    return (new ExecuteWorker(env, OpenFileOf(handle), std::move(plan), std::move(cancel)))->Start();
   });
 }
 

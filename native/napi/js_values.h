@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tet/catalog.h"
@@ -35,6 +36,19 @@ Napi::Value Guard(Napi::Env env, Body&& body) {
     throw MakeError(env, "TET_INTERNAL", std::string("internal error: ") + e.what());
   } catch (...) {
     throw MakeError(env, "TET_INTERNAL", "internal error: unknown exception");
+  }
+}
+
+// For calls that return a Promise: every failure, argument errors included, becomes a rejection
+// (callers await; nothing throws synchronously).
+template <typename Body>
+Napi::Value GuardAsync(Napi::Env env, Body&& body) {
+  try {
+    return Guard(env, std::forward<Body>(body));
+  } catch (const Napi::Error& e) {
+    Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+    deferred.Reject(e.Value());
+    return deferred.Promise();
   }
 }
 

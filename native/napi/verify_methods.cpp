@@ -61,7 +61,7 @@ class RepairFooterWorker : public PromiseWorker {
 
 Napi::Value VerifyTiles(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guard(env, [&]() -> Napi::Value {
+  return GuardAsync(env, [&]() -> Napi::Value {
     std::shared_ptr<File> file = OpenFileOf(Arg(info, 0, "file"));
     uint64_t first = U64Arg(info, 1, "first");
     uint64_t count = U64Arg(info, 2, "count");
@@ -71,7 +71,7 @@ Napi::Value VerifyTiles(const Napi::CallbackInfo& info) {
 
 Napi::Value RepairFooter(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guard(env, [&]() -> Napi::Value {
+  return GuardAsync(env, [&]() -> Napi::Value {
     return (new RepairFooterWorker(env, StringArg(info, 0, "path")))->Start();
   });
 }

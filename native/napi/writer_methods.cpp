@@ -122,7 +122,7 @@ Napi::Value WriterAddDataset(const Napi::CallbackInfo& info) {
 
 Napi::Value WriterWriteChunk(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guard(env, [&]() -> Napi::Value {
+  return GuardAsync(env, [&]() -> Napi::Value {
     WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
     uint64_t id = U64Arg(info, 1, "datasetId");
     if (id > std::numeric_limits<uint32_t>::max()) ThrowArg(env, "datasetId out of range");
@@ -147,7 +147,7 @@ Napi::Value WriterSetFooter(const Napi::CallbackInfo& info) {
 
 Napi::Value WriterCommit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guard(env, [&]() -> Napi::Value {
+  return GuardAsync(env, [&]() -> Napi::Value {
     return (new CommitWorker(env, UnwrapWriter(Arg(info, 0, "writer"))))->Start();
   });
 }
