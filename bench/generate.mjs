@@ -6,7 +6,7 @@
 //   f32.npy f64.npy i32.npy                row-major .npy for numpy memmap
 //   small.tet                              64×64 f32, for process start-up wall time
 //   refs.json + *.f64                      numpy (f64) reference results for every case
-// Usage: node bench/generate.mjs [--size 1G] [--writer tetwriter|direct]
+// Usage: node bench/generate.mjs [--size 1G] [--writer auto|tetwriter|direct]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,12 +25,13 @@ export function dataDir(bytes) {
 }
 
 /** Returns the manifest of a complete data set for `bytes`, generating it when missing. */
-export async function ensureData(bytes, { writer = 'tetwriter', probe, log = console.error } = {}) {
+export async function ensureData(bytes, { writer = 'auto', probe, log = console.error } = {}) {
   const dir = dataDir(bytes);
   const manifestPath = path.join(dir, 'manifest.json');
+  if (writer === 'auto') writer = tetWriterLoadable() ? 'tetwriter' : 'direct';
   if (fs.existsSync(manifestPath)) {
     const m = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-    if (m.version === GENERATOR_VERSION && m.bytes === bytes) return m;
+    if (m.version === GENERATOR_VERSION && m.bytes === bytes && m.writerKind === writer) return m;
   }
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
@@ -84,13 +85,26 @@ export async function ensureData(bytes, { writer = 'tetwriter', probe, log = con
   log('[gen] numpy references…');
   const ref = spawnSync('python3', [path.join(HERE, 'trials', 'reference.py'), dir, JSON.stringify(cases(geo))], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (ref.status !== 0) throw new Error(`reference.py failed (exit ${ref.status})`);
-  const manifest = { version: GENERATOR_VERSION, bytes, geometry: geo, writer: sink.name, generatedSeconds: (performance.now() - t0) / 1000, at: new Date().toISOString() };
+  const manifest = { version: GENERATOR_VERSION, bytes, geometry: geo, writer: sink.name, writerKind: writer, generatedSeconds: (performance.now() - t0) / 1000, at: new Date().toISOString() };
   fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 1));
   log(`[gen] done in ${manifest.generatedSeconds.toFixed(1)} s`);
   return manifest;
 }
 
 // ---- .tet sinks ------------------------------------------------------------------------------
+// Default: the project's TetWriter (what users write with). The spec-direct writer is kept for
+// builds without the addon (the probe and peers still run) and as a producer independent of
+// the code under test; `--writer direct` selects it explicitly.
+function tetWriterLoadable() {
+  try {
+    const { TetWriter } = require(path.join(ROOT, 'dist', 'index.cjs'));
+    require(path.join(ROOT, 'dist', 'index.cjs')).hostInfo?.();
+    return typeof TetWriter === 'function';
+  } catch {
+    return false;
+  }
+}
+
 function tetWriterSinks() {
   const { TetWriter } = require(path.join(ROOT, 'dist', 'index.cjs'));
   return {
@@ -174,6 +188,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const opt = (k, d) => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] : d; };
   const bytes = parseSize(opt('--size', process.env.TET_BENCH_SIZE ?? '1G'));
   const { ensureProbe } = await import('./lib/build.mjs');
-  await ensureData(bytes, { writer: opt('--writer', 'tetwriter'), probe: ensureProbe() });
+  await ensureData(bytes, { writer: opt('--writer', 'auto'), probe: ensureProbe() });
   void GiB;
 }

@@ -76,17 +76,26 @@ export function createFold(op, shape) {
   };
 }
 
-/** Runs `once()` untimed, then timed until `minSeconds` or `maxReps`; prints the JSON line. */
-export async function timeTrial(once, minSeconds, maxReps, extra = {}) {
-  await once();
+/**
+ * Times `once()`: `touch()` first (untimed: brings the data into this process), then runs until
+ * `minSeconds` or `maxReps`. A first run under SLOW_SECONDS is discarded as warm-up (JIT, thread
+ * pools, first touch of scratch memory); a slower one is kept, since warm-up is noise at that
+ * scale and repeating it would only stretch the benchmark. Prints one JSON line.
+ */
+const SLOW_SECONDS = 0.25;
+export async function timeTrial(once, minSeconds, maxReps, extra = {}, touch = null) {
+  if (touch) await touch();
   const times = [];
   let result;
-  while (times.length < maxReps && (times.length === 0 || times.reduce((a, b) => a + b, 0) < minSeconds)) {
+  const timed = async () => {
     const t0 = performance.now();
     result = await once();
-    times.push((performance.now() - t0) / 1000);
-  }
-  process.stdout.write(`${JSON.stringify({ times, result, ...extra })}\n`);
+    return (performance.now() - t0) / 1000;
+  };
+  const first = await timed();
+  if (first >= SLOW_SECONDS) times.push(first);
+  while (times.length < maxReps && (times.length === 0 || times.reduce((a, b) => a + b, 0) < minSeconds)) times.push(await timed());
+  process.stdout.write(`${JSON.stringify({ times, discardedFirst: first < SLOW_SECONDS ? first : null, result, ...extra })}\n`);
 }
 
 export function trialArgs() {
