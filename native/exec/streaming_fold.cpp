@@ -363,7 +363,7 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
               if (arg && b.idx != UINT64_MAX) b.idx += fib;
               op.merge(acc[o], b);
             } else {
-              for (uint64_t j = 0; j < n; ++j) op.one(acc[o + j], x[j], fib);
+              op.many(acc + o, x, n, fib);
             }
           });
           if (shared) cache.release(ts.linear_chunk);

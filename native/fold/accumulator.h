@@ -217,6 +217,44 @@ template <class T> class FoldOp {
     }
   }
 
+  // one(acc[j], x[j], index) for j < n, with the op dispatch hoisted out of the loop.
+  void many(Acc<T>* acc, const T* x, size_t n, uint64_t index) const {
+    switch (op_) {
+      case Op::Sum: case Op::Mean:
+        if (kFloat) {
+          for (size_t j = 0; j < n; ++j) ++acc[j].n, neumaier_add(acc[j].s, acc[j].c, double(x[j]));
+        } else {
+          for (size_t j = 0; j < n; ++j) ++acc[j].n, acc[j].isum += static_cast<__int128>(x[j]);
+        }
+        break;
+      case Op::Min: case Op::Max:
+        for (size_t j = 0; j < n; ++j) {
+          Acc<T>& a = acc[j];
+          const T v = x[j];
+          ++a.n;
+          a.lo = v < a.lo ? v : a.lo;
+          a.hi = v > a.hi ? v : a.hi;
+          a.nan |= v != v;
+        }
+        break;
+      case Op::Var: case Op::Std:
+        for (size_t j = 0; j < n; ++j) {
+          Acc<T>& a = acc[j];
+          const double v = double(x[j]);
+          ++a.n;
+          const double d = v - a.mean;
+          a.mean += d / double(a.n);
+          a.m2 += d * (v - a.mean);
+        }
+        break;
+      case Op::Count:
+        for (size_t j = 0; j < n; ++j) ++acc[j].n;
+        break;
+      default:
+        for (size_t j = 0; j < n; ++j) one(acc[j], x[j], index);
+    }
+  }
+
   void merge(Acc<T>& a, const Acc<T>& b) const {
     switch (op_) {
       case Op::Sum: case Op::Mean: case Op::NanMean: case Op::NormL1: case Op::NormL2:
