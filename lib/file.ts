@@ -1,7 +1,7 @@
 // An open .tet file: catalog, footer metadata/history, element reads and queries. The native
 // handle is read-only and shared by concurrent reads; close() only stops new work.
 import { binding } from './binding';
-import { TetError, TetQueryError, toTetError } from './errors';
+import { TetCancelledError, TetError, TetQueryError, toTetError } from './errors';
 import type { NativeCatalog, NativeFileHandle } from './native';
 import { encodePlan } from './plan/encode';
 import { resolveSelection } from './plan/selection';
@@ -22,6 +22,11 @@ export interface ReadResult<A extends TetTypedArray = TetTypedArray> {
   data: A;
   /** Number of selected positions per axis. */
   shape: number[];
+}
+
+export interface ReadOptions {
+  /** Aborting rejects the read with TetCancelledError (checked between tiles). */
+  signal?: AbortSignal;
 }
 
 /** Raw footer facts, for `tet info` / `tet verify`. */
@@ -122,8 +127,9 @@ export class TetFile implements QueryTarget {
    * clamps to the axis length; omit for the whole dataset) into the dataset's natural typed
    * array, row-major. Bad selections throw TetQueryError.
    */
-  async read(name: string, selection?: readonly (SelectionAxisWire | null)[]): Promise<ReadResult> {
+  async read(name: string, selection?: readonly (SelectionAxisWire | null)[], opts: ReadOptions = {}): Promise<ReadResult> {
     const ds = this.dataset(name);
+    if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', `read of ${JSON.stringify(name)} was cancelled`);
     const box = resolveSelection(selection ?? null, ds.shape, this.metadata.datasets?.[name]);
     const plan = encodePlan({
       datasetId: ds.id, start: box.axes.map((r) => r.start), step: box.axes.map((r) => r.step), count: box.shape,
@@ -131,11 +137,17 @@ export class TetFile implements QueryTarget {
       previewMax: box.elementCount,
     });
     const handle = this.native;
+    const native = binding();
+    const token = opts.signal ? native.createCancelToken() : null;
+    const onAbort = () => native.cancel(token!);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const result = await binding().execute(handle, plan, null);
+      const result = await native.execute(handle, plan, token);
       return { data: result.preview as TetTypedArray, shape: box.shape };
     } catch (err) {
       throw toTetError(err);
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
     }
   }
 

@@ -1,7 +1,7 @@
 // Public API of the tetration package. Everything a user imports comes from here; internal
 // modules (binding, plan encoding, native contract) stay private.
 export { open, openSync, TetFile } from './file';
-export type { OpenOptions, ReadResult, FileLayout, FooterInfo } from './file';
+export type { OpenOptions, ReadOptions, ReadResult, FileLayout, FooterInfo } from './file';
 export { TetWriter } from './writer';
 export type { DatasetSpec, WriterOptions, WriteCodec, HistoryInput } from './writer';
 export { verify, repair, REPAIR_CODES, QUICK_DECODE_CHUNKS } from './health';

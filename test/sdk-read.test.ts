@@ -246,6 +246,31 @@ describe('malformed fixtures', () => {
 });
 
 describe('TetFile behaviour', () => {
+  it('query() and plan() run query documents against the file (README: sum of 1..6 = 21)', async () => {
+    const f = await open(join(REF, 'multichunk_u32.tet'));
+    const res = (await f.query({ dataset: 'a', sum: [] })) as unknown as Record<string, unknown>;
+    expect(JSON.stringify(res)).toMatch(/"operation_sum":21\b/);
+    const v = (await f.query('{"dataset": "a", "var": []}')) as unknown as Record<string, unknown>;
+    const variance = Number(/"operation_var":([-0-9.e]+)/.exec(JSON.stringify(v))![1]);
+    expect(variance).toBeCloseTo(35 / 12, 12);
+    const planned = JSON.stringify(f.plan({ dataset: 'a', sum: [] }));
+    expect(planned).toMatch(/planned/);
+    f.close();
+  });
+
+  it('an aborted signal cancels a read with TetCancelledError', async () => {
+    const f = await open(join(CONF, 'fixtures/big_f32.tet'));
+    const ac = new AbortController();
+    ac.abort();
+    await expect(f.read('data', undefined, { signal: ac.signal })).rejects.toMatchObject({ code: 'TET_CANCELLED' });
+    const ac2 = new AbortController();
+    const pending = f.read('data', undefined, { signal: ac2.signal });
+    ac2.abort();
+    const outcome = await pending.then((r) => r.data.length, (e) => e.code);
+    expect([3000 * 1500, 'TET_CANCELLED']).toContain(outcome);
+    f.close();
+  });
+
   it('bad selections and unknown datasets are TetQueryErrors, keeping the caller stack', async () => {
     const f = await open(join(REF, 'sample.tet'));
     for (const sel of [[{ start: 0, stop: 5, step: 0 }, {}], [{ start: 1, stop: 1 }, {}], [{ start: -1 }, {}], [{}]]) {
