@@ -2,6 +2,7 @@
 // clipped edge tiles and each codec, f16 rounding, footer metadata, abort and misuse.
 // Expected values are the written inputs, hand-computed f16 bit patterns and the reference
 // file; raw files are also re-read with the independent spec-only reader.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -249,5 +250,25 @@ describe('abort and misuse', () => {
     // missing tiles: the native writer refuses to commit an incomplete grid
     await expect(w.commit()).rejects.toMatchObject({ code: expect.stringMatching(/^TET_WRITE_/) });
     w.abort();
+  });
+});
+
+describe('file size limit', () => {
+  it('a write past RLIMIT_FSIZE fails with a TET_WRITE_* error instead of killing the process (SIGXFSZ ignored)', () => {
+    const root = join(__dirname, '..');
+    const script = `
+      const b = require(require.resolve('node-gyp-build', { paths: [${JSON.stringify(root)}] }))(${JSON.stringify(root)});
+      (async () => {
+        const w = b.writerCreate(${JSON.stringify(tmp('fsize.tet'))});
+        const id = b.writerAddDataset(w, { name: 'a', dtype: 5, shape: [1 << 20], chunkShape: [1 << 16], codec: 0, level: 3 });
+        try {
+          for (let c = 0; c < 16; c++) await b.writerWriteChunk(w, id, [c], new Uint8Array(1 << 16));
+          await b.writerCommit(w);
+          console.log('committed');
+        } catch (e) { console.log('error ' + e.code); b.writerAbort(w); }
+      })();`;
+    const r = spawnSync('bash', ['-c', `ulimit -f 64 && exec "${process.execPath}" -e "$0"`, script], { encoding: 'utf8' });
+    expect(r.signal).toBeNull();
+    expect(r.stdout.trim()).toMatch(/^error TET_WRITE_[A-Z_]+$/);
   });
 });
