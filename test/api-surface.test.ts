@@ -35,12 +35,16 @@ describe('public API surface', () => {
   const cjs = join(root, 'dist/index.cjs');
   const esm = join(root, 'dist/index.mjs');
   it.skipIf(!existsSync(cjs))('dist/index.cjs (require) exports the same names', () => {
-    const mod = createRequire(__filename)(cjs) as object;
+    const mod = createRequire(__filename)(cjs) as typeof api;
     expect(names(mod)).toEqual(PUBLIC_NAMES);
+    expect(mod.hostInfo().cores).toBeGreaterThanOrEqual(1);  // the addon loads from dist/
   });
   it.skipIf(!existsSync(esm))('dist/index.mjs (import) exports the same names', async () => {
-    const mod = (await import(pathToFileURL(esm).href)) as object;
+    const mod = (await import(pathToFileURL(esm).href)) as typeof api;
     expect(names(mod)).toEqual(PUBLIC_NAMES);
+    const f = await mod.open('/work/shared/fixtures/reference/tet/sample.tet');
+    expect(Array.from((await f.read('temperature')).data as Float32Array)).toEqual([1, 2, 3, 4, 5, 6]);
+    f.close();
   });
   it.skipIf(!existsSync(join(root, 'dist/index.d.ts')))('dist/index.d.ts declares the public names', async () => {
     const { readFileSync } = await import('node:fs');
