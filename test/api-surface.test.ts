@@ -52,3 +52,27 @@ describe('public API surface', () => {
     for (const n of PUBLIC_NAMES) expect(dts, n).toMatch(new RegExp(`\\b${n}\\b`));
   });
 });
+
+describe('error codes', () => {
+  it('every code the native core raises is listed in ERROR_CODES and maps to its area class', async () => {
+    const { readFileSync, readdirSync, statSync } = await import('node:fs');
+    const walk = (d: string): string[] => readdirSync(d).flatMap((n) => {
+      const p = join(d, n);
+      return statSync(p).isDirectory() ? (n === 'vendor' || n === 'tests' ? [] : walk(p)) : /\.(cpp|h)$/.test(n) ? [p] : [];
+    });
+    const native = new Set<string>();
+    for (const f of walk(join(root, 'native'))) {
+      for (const m of readFileSync(f, 'utf8').matchAll(/"(TET_[A-Z0-9_]*[A-Z0-9])"/g)) native.add(m[1]);
+    }
+    const listed = new Set<string>(api.ERROR_CODES);
+    expect([...native].filter((c) => !listed.has(c) && !c.startsWith('TET_FUZZ'))).toEqual([]);
+    const { errorClassFor } = await import('../lib/errors');
+    expect(errorClassFor('TET_INDEX_DUPLICATE_CHUNK')).toBe(api.TetFormatError);
+    expect(errorClassFor('TET_WRITE_SEALED')).toBe(api.TetIoError);
+    expect(errorClassFor('TET_PLAN_INVALID')).toBe(api.TetQueryError);
+    expect(errorClassFor('TET_BUDGET_EXCEEDED')).toBe(api.TetBudgetError);
+    expect(errorClassFor('TET_CANCELLED')).toBe(api.TetCancelledError);
+    expect(errorClassFor('TET_DEVICE_LOST')).toBe(api.TetDeviceError);
+    expect(errorClassFor('TET_INTERNAL')).toBe(api.TetError);
+  });
+});
