@@ -73,10 +73,10 @@ template <class T> void histogram_count(const T* x, size_t n, uint32_t bins, dou
   for (size_t i = 0; i < n; ++i) {
     const double v = double(x[i]);
     if (!(v >= lo && v <= hi)) continue;
-    double f = (v - lo) * norm;
-    int64_t k = int64_t(f);
-    if (k >= int64_t(bins)) k = int64_t(bins) - 1;
-    if (k < 0) k = 0;
+    // f is NaN/inf/huge when hi - lo overflows or underflows: clamp before the integer
+    // conversion (out-of-range float -> int is undefined); the edge checks below fix up by one.
+    const double f = (v - lo) * norm;
+    int64_t k = f >= 0 && f < double(bins) ? int64_t(f) : (f >= double(bins) ? int64_t(bins) - 1 : 0);
     if (v < edges[k] && k > 0) --k;
     else if (k != int64_t(bins) - 1 && v >= edges[k + 1]) ++k;
     ++counts[k];

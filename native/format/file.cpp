@@ -4,11 +4,22 @@
 
 #include <cerrno>
 
+#include "format/mapping_guard.h"
 #include "tet/error.h"
 #include "tet/file.h"
 #include "util/io.h"
 
 namespace tet {
+
+namespace {
+int64_t mtime_ns(const struct stat& st) {
+#ifdef __APPLE__
+  return int64_t(st.st_mtimespec.tv_sec) * 1000000000 + st.st_mtimespec.tv_nsec;
+#else
+  return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+#endif
+}
+}  // namespace
 
 std::shared_ptr<File> File::open(const std::string& path, const OpenOptions& opts) {
   Mapping m = map_file_readonly(path);
@@ -18,7 +29,11 @@ std::shared_ptr<File> File::open(const std::string& path, const OpenOptions& opt
   f->base_ = m.data;
   f->len_ = m.len;
   f->owns_mapping_ = true;  // from here the destructor releases the mapping, also on throw
+  guard_mapping(m.data, m.len);  // truncation by another process: an error, not a SIGBUS
+  struct stat st;
+  if (::fstat(m.fd, &st) == 0) f->mtime_ns_ = mtime_ns(st);
   f->catalog_ = parse_catalog(m.data, m.len, opts);
+  f->check_unchanged();  // the file may have shrunk while we parsed it
   return f;
 }
 
@@ -32,6 +47,7 @@ std::shared_ptr<File> File::from_memory(const uint8_t* data, uint64_t len, const
 
 File::~File() {
   if (owns_mapping_) {
+    unguard_mapping(base_);
     Mapping m;
     m.fd = fd_;
     m.data = base_;
@@ -65,12 +81,18 @@ TileView File::tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint
 
 void File::check_unchanged() const {
   if (fd_ < 0) return;  // in-memory images cannot change under us
+  if (mapping_faulted(base_))
+    fail("TET_IO_FILE_CHANGED", "'" + path_ + "' was truncated while open: pages of its " + std::to_string(len_) +
+                                    "-byte mapping vanished during a read; reopen the file");
   struct stat st;
   if (::fstat(fd_, &st) != 0)
     fail("TET_IO_FILE_CHANGED", "cannot stat '" + path_ + "' to check it is unchanged: " + errno_text(errno));
   if (static_cast<uint64_t>(st.st_size) != len_)
     fail("TET_IO_FILE_CHANGED", "'" + path_ + "' changed while open: length was " + std::to_string(len_) +
                                     " bytes, now " + std::to_string(static_cast<uint64_t>(st.st_size)));
+  if (mtime_ns(st) != mtime_ns_)
+    fail("TET_IO_FILE_CHANGED", "'" + path_ + "' was modified while open (same length " + std::to_string(len_) +
+                                    " bytes, new modification time); reopen the file");
 }
 
 }  // namespace tet

@@ -47,6 +47,9 @@ class ExecuteWorker : public PromiseWorker {
     ExecContext ctx;
     ctx.cancel = cancel_.get();
     result_ = execute(*file_, plan, ctx);
+    // A truncation during execute reads zero pages instead of faulting (format/mapping_guard):
+    // this check turns it into TET_IO_FILE_CHANGED and discards the result.
+    file_->check_unchanged();
   }
   Napi::Value Result(Napi::Env env) override { return QueryResultToJs(env, result_, dtype_); }
 

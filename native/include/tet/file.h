@@ -22,7 +22,8 @@ class File : public ChunkSource {
   const Catalog& catalog() const override { return catalog_; }
   TileView tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint8_t>& scratch) const override;
 
-  // Checks the file still has the length it had at open (guards against truncation).
+  // Throws TET_IO_FILE_CHANGED when the file's length or modification time differs from open,
+  // or a page of the mapping vanished (truncation) during a read. Call before and after reads.
   void check_unchanged() const;
   const std::string& path() const { return path_; }
   const uint8_t* base() const { return base_; }
@@ -33,6 +34,7 @@ class File : public ChunkSource {
   int fd_ = -1;
   const uint8_t* base_ = nullptr;
   uint64_t len_ = 0;
+  int64_t mtime_ns_ = 0;  // modification time at open; check_unchanged compares it
   bool owns_mapping_ = false;
   Catalog catalog_;
 };

@@ -1,0 +1,87 @@
+// libFuzzer target: tet::decode_plan against a fixed catalog (a small multi-dataset file made by
+// tet::Writer at start-up), then tet::execute on every plan that decodes, so every plan the
+// decoder accepts is also one the engine can run. Spill strategies are decoded but not executed
+// (they create files at paths the plan names).
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "fuzz/fuzz_common.h"
+#include "tet/plan.h"
+#include "tet/query.h"
+
+namespace {
+
+std::vector<uint8_t> g_image;
+std::shared_ptr<tet::File> g_file;
+
+void write_seeds(const char* out) {
+  const tet::Catalog& cat = g_file->catalog();
+  uint32_t n = 0;
+  auto emit = [&](const tet::QueryPlan& p) {
+    std::vector<uint8_t> b = tet::encode_plan(p);
+    tet_fuzz::write_bytes(std::string(out) + "/plan-" + std::to_string(n++), b.data(), b.size());
+  };
+  for (uint32_t id = 0; id < cat.datasets.size(); ++id) {
+    const tet::DatasetInfo& d = cat.datasets[id];
+    tet::QueryPlan p;
+    p.dataset_id = id;
+    p.ndim = d.ndim;
+    for (uint32_t a = 0; a < d.ndim; ++a) p.start[a] = 0, p.step[a] = 1, p.count[a] = d.shape[a];
+    const uint32_t all = (1u << d.ndim) - 1;
+    for (uint32_t op = 0; op <= uint32_t(tet::Op::Correlation); ++op) {
+      tet::QueryPlan q = p;
+      q.op = tet::Op(op);
+      q.reduce_mask = op == 0 ? 0 : all;
+      q.bins = 4;
+      q.q = 0.25;
+      q.has_fill = op == uint32_t(tet::Op::NullCount);
+      q.preview_max = 5;
+      const bool tier_c = op >= uint32_t(tet::Op::Median);
+      q.strategy = op == 0 ? tet::Strategy::CappedInMemory
+                           : tier_c ? tet::Strategy::InMemoryMaterialize : tet::Strategy::StreamingFold;
+      if ((op == uint32_t(tet::Op::Covariance) || op == uint32_t(tet::Op::Correlation)) && d.ndim != 2) continue;
+      emit(q);
+      if (d.ndim > 1 && op != 0) {  // partial reduction over axis 0, strided selection
+        q.reduce_mask = 1;
+        q.step[d.ndim - 1] = 2;
+        q.count[d.ndim - 1] = (d.shape[d.ndim - 1] + 1) / 2;
+        q.io_mode = tet::IoMode(op % 3);
+        emit(q);
+      }
+    }
+  }
+  std::printf("plan_fuzz: wrote %u plan seeds to %s\n", n, out);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  g_image = tet_fuzz::writer_sample(tet_fuzz::temp_file_name("plan"));
+  g_file = tet::File::from_memory(g_image.data(), g_image.size());
+  if (const char* out = tet_fuzz::seeds_out()) {
+    write_seeds(out);
+    std::exit(0);
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // Own heap copy: ASan then flags any read past the plan's end.
+  std::vector<uint8_t> bytes(data, data + size);
+  tet::QueryPlan plan;
+  try {
+    plan = tet::decode_plan(bytes.data(), bytes.size(), g_file->catalog());
+  } catch (const tet::Error&) {
+    return 0;
+  }
+  if (plan.strategy == tet::Strategy::MmapSpill || plan.strategy == tet::Strategy::TempSpillMaterialize) return 0;
+  plan.threads = std::min<uint32_t>(plan.threads, 2);
+  try {
+    tet::QueryResult r = tet::execute(*g_file, plan);
+    if (r.preview.size() > 0 && r.preview_length == 0) std::abort();
+    if (r.values.kind != tet::ValueKind::Bool && r.values.bytes.size() != r.values.length * 8) std::abort();
+  } catch (const tet::Error&) {
+  }
+  return 0;
+}
