@@ -5,7 +5,7 @@ import { extname } from 'node:path';
 import { parse as parseToml, TomlDate } from 'smol-toml';
 import { TetIoError, TetQueryError } from '../errors';
 import { QUERY_LIMITS } from './limits';
-import { validateQuery } from './validate';
+import { validateQuery, valueDepth } from './validate';
 import type { QueryDocument } from './document';
 
 export type QueryFormat = 'json' | 'toml';
@@ -113,6 +113,12 @@ export function parseQueryText(text: string, format?: QueryFormat): QueryDocumen
       const where = e && typeof e === 'object' && 'line' in e ? ` (line ${(e as { line: number }).line})` : '';
       throw new TetQueryError('TET_QUERY_PARSE',
         `query TOML is malformed${where}: ${firstLine(e instanceof Error ? e.message : String(e))}`, { cause: e });
+    }
+    // Dotted keys (a.b.c = 1, [a.b.c]) nest without brackets, so the text scan above cannot
+    // see them: check the parsed tree (iteratively) before the recursive conversion.
+    if (valueDepth(value, QUERY_LIMITS.maxDepth) > QUERY_LIMITS.maxDepth) {
+      throw new TetQueryError('TET_QUERY_TOO_DEEP',
+        `query: nesting depth exceeds the limit of ${QUERY_LIMITS.maxDepth}`);
     }
     value = tomlToJson(value, '$');
   }
