@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 
 #include "exec/selection.h"
@@ -141,7 +142,7 @@ class Executor {
   template <class T> void preview_from(const T* values) {
     const uint64_t k = preview_len();
     res_.preview.resize(k * sizeof(T));
-    std::memcpy(res_.preview.data(), values, k * sizeof(T));
+    if (k > 0) std::memcpy(res_.preview.data(), values, k * sizeof(T));  // data() may be null
     res_.preview_length = k;
   }
 
@@ -316,6 +317,9 @@ class Executor {
       return;
     }
     const Fibers f = fibers();
+    if (f.out_len > (uint64_t(1) << 56) / bins)
+      fail("TET_BUDGET_EXCEEDED", "partial histogram needs " + std::to_string(f.out_len) + " x " + std::to_string(bins) +
+                                      " counts; reduce the output or the bin count");
     res_.values.length = f.out_len * bins;
     res_.values.bytes.assign(f.out_len * bins * 8, 0);
     const uint32_t parts = pool_.participants(f.out_len, plan_.threads);
@@ -427,6 +431,8 @@ QueryResult execute(const ChunkSource& source, const QueryPlan& plan, const Exec
       case DType::U64: ex.run<uint64_t, uint64_t>(); break;
       default: fail("TET_INTERNAL", "unknown dtype tag " + std::to_string(uint32_t(d.dtype)));
     }
+  } catch (const std::length_error&) {
+    fail("TET_BUDGET_EXCEEDED", "result of " + std::to_string(sel.elements) + " selected elements is too large to allocate");
   } catch (const std::bad_alloc&) {
     fail("TET_BUDGET_EXCEEDED", "out of memory materializing " + std::to_string(sel.elements) + " elements of " +
                                     dtype_name(d.dtype) + "; raise the memory budget or use a temp spill");
