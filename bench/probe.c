@@ -133,7 +133,10 @@ static void* run_job(void* arg) {
   return NULL;
 }
 
+// All online cores; PROBE_THREADS overrides (for single-thread comparisons while diagnosing).
 static int cores(void) {
+  const char* env = getenv("PROBE_THREADS");
+  if (env && atoi(env) > 0) return atoi(env);
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : (int)n;
 }
