@@ -8,8 +8,9 @@
 //   --size 1G          main f32 dataset size; f64 and i32 variants have the same bytes [TET_BENCH_SIZE]
 //   --rounds 3         processes per trial for tet, probe and start-up trials [TET_BENCH_ROUNDS]
 //   --peer-rounds 1    processes per trial for numpy, zarrita, h5wasm [TET_BENCH_PEER_ROUNDS]
-//   --min-seconds 0.5  in-process repeats until this much time or --max-reps [TET_BENCH_MIN_SECONDS]
+//   --min-seconds 0.3  in-process repeats until this much time or --max-reps [TET_BENCH_MIN_SECONDS]
 //   --max-reps 5
+//   --peer-timeout 15  a peer trial process running longer is killed and shown as "> 15 s"
 //   --only REGEX       only cases / contenders whose "case contender" matches
 //   --no-peers         skip numpy, zarrita and h5wasm (then median/quantile targets cannot be judged)
 //   --writer auto|tetwriter|direct   .tet producer (auto: TetWriter when dist/ loads, else the
@@ -44,7 +45,8 @@ const O = {
   bytes: parseSize(opt('--size', 'TET_BENCH_SIZE', '1G')),
   rounds: Number(opt('--rounds', 'TET_BENCH_ROUNDS', '3')),
   peerRounds: Number(opt('--peer-rounds', 'TET_BENCH_PEER_ROUNDS', '1')),
-  minSeconds: Number(opt('--min-seconds', 'TET_BENCH_MIN_SECONDS', '0.5')),
+  minSeconds: Number(opt('--min-seconds', 'TET_BENCH_MIN_SECONDS', '0.3')),
+  peerTimeout: Number(opt('--peer-timeout', 'TET_BENCH_PEER_TIMEOUT', '15')),
   maxReps: Number(opt('--max-reps', 'TET_BENCH_MAX_REPS', '5')),
   only: opt('--only', 'TET_BENCH_ONLY', null),
   peers: !flag('--no-peers'),
@@ -160,11 +162,15 @@ const loadEnd = os.loadavg();
 async function runTrial(t) {
   const t0 = performance.now();
   const child = spawn(t.cmd, t.args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(t.env ?? {}) } });
-  let out = '', err = '';
+  let out = '', err = '', timedOut = false;
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { err += d; });
+  const limit = t.group === 'peer' ? O.peerTimeout : 0;
+  const timer = limit > 0 ? setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, limit * 1000) : null;
   const code = await new Promise((resolve) => child.on('close', resolve));
+  if (timer) clearTimeout(timer);
   const wall = (performance.now() - t0) / 1000;
+  if (timedOut) return { error: `timeout: over ${limit} s`, timeout: limit };
   if (code !== 0) return { error: `exit ${code}: ${err.trim().slice(-400) || out.trim().slice(-400)}` };
   try {
     const parsed = t.parse ? t.parse(out) : {};
@@ -179,7 +185,7 @@ function agg(caseId, contender) {
   const rs = runs.get(`${caseId}|${contender}`);
   if (!rs) return null;
   const ok = rs.filter((r) => !r.error);
-  if (ok.length === 0) return { error: rs[0].error };
+  if (ok.length === 0) return { error: rs[0].error, timeout: rs[0].timeout };
   return { seconds: median(ok.map((r) => r.seconds)), wall: median(ok.map((r) => r.wall)), result: ok[ok.length - 1].result,
     results: ok.map((r) => r.result), extra: ok[ok.length - 1].extra, extras: ok.map((r) => r.extra), n: ok.length,
     errors: rs.length - ok.length };
@@ -232,6 +238,7 @@ for (const dt of ['f32', 'f64', 'i32']) {
 function peerCell(c, who) {
   const a = agg(c.id, who);
   if (!a) return '—';
+  if (a.timeout) return `process > ${a.timeout} s (killed)`;
   if (a.error) return 'error';
   const chk = checkAll(c.id, a);
   correctness.push({ id: c.id, who, ...chk });
@@ -279,7 +286,7 @@ for (const c of CASES) {
   rows.push({
     case: c.id, contender: 'tet SDK (warm)', time: sdk ? (sdk.error ? 'error' : fmtS(sdk.seconds)) : 'not run',
     rate, ref: c.codec ? '' : probeRate ? `probe ${probeRate.toFixed(2)} GB/s` : '', ratio: c.codec ? null : ratio,
-    numpy: np ? (np.error ? 'error' : `${fmtS(np.seconds)}${vsNumpy ? ` (tet ${fmtR(vsNumpy)})` : ''}`) : '—',
+    numpy: np ? (np.timeout ? `process > ${np.timeout} s (killed)` : np.error ? 'error' : `${fmtS(np.seconds)}${vsNumpy ? ` (tet ${fmtR(vsNumpy)})` : ''}`) : '—',
     zarrita: peerCell(c, 'zarrita'), h5wasm: peerCell(c, 'h5wasm'),
     check: sdk && !sdk.error ? `${chk.ok === false ? '✗ ' : chk.ok ? '✓ ' : ''}${chk.note}` : '', target, met,
   });
@@ -359,10 +366,10 @@ if (wrong.length) {
   md.push('', '## Wrong results', '');
   for (const w of wrong) md.push(`- ${w.id} (${w.who}): ${w.note}`);
 }
-const failed = [...runs.entries()].filter(([, rs]) => rs.some((r) => r.error));
+const failed = [...runs.entries()].filter(([, rs]) => rs.some((r) => r.error && !r.timeout));
 if (failed.length) {
   md.push('', '## Trial errors', '');
-  for (const [k, rs] of failed) md.push(`- ${k}: ${rs.find((r) => r.error).error.replace(/\s+/g, ' ').slice(0, 300)}`);
+  for (const [k, rs] of failed) md.push(`- ${k}: ${rs.find((r) => r.error && !r.timeout).error.replace(/\s+/g, ' ').slice(0, 300)}`);
 }
 fs.mkdirSync(path.dirname(O.out), { recursive: true });
 fs.writeFileSync(O.out, `${md.join('\n')}\n`);
