@@ -135,6 +135,29 @@ function printVerify(r: VerifyReport, quiet: boolean): void {
   out(r.ok ? 'ok' : `${errors} error(s)`);
 }
 
+function healthJson(r: VerifyReport): Record<string, unknown> {
+  return { ok: r.ok, chunks_total: r.chunksTotal, chunks_decoded: r.chunksDecoded, findings: r.findings };
+}
+
+function printHealth(r: VerifyReport): void {
+  const scope = r.chunksDecoded === r.chunksTotal
+    ? `all ${r.chunksTotal} tiles decoded`
+    : `first ${r.chunksDecoded} of ${r.chunksTotal} tiles decoded; tet verify --deep checks all`;
+  const errors = r.findings.filter((f) => f.severity === 'error').length;
+  out(`health     ${r.ok ? 'ok' : `${errors} error(s)`} (${scope})`);
+  for (const f of r.findings) out(`  ${findingLine(f, r.path)}`);
+}
+
+// Error findings: exit 1 with a one-line `error: ...` on stderr (the details are on stdout).
+function failIfUnhealthy(r: VerifyReport): void {
+  const errors = r.findings.filter((f) => f.severity === 'error');
+  if (errors.length === 0) return;
+  const first = errors[0];
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  process.stderr.write(`error: ${r.path}: [${first.code}] ${first.message}${more}\n`);
+  process.exitCode = 1;
+}
+
 export function registerInfoCommands(program: Command): void {
   program
     .command('info')
@@ -144,12 +167,20 @@ export function registerInfoCommands(program: Command): void {
     .option('--history', 'include the footer history')
     .action(async (path: string, opts: { json?: boolean; history?: boolean }) => {
       const file = await open(path);
+      let health: VerifyReport;
       try {
-        if (opts.json) out(JSON.stringify(infoJson(file, opts.history ?? false), null, 2));
-        else printInfo(file, opts.history ?? false);
+        // Structure was checked by open(); the quick tile check of `tet verify` (first
+        // QUICK_DECODE_CHUNKS tiles) catches payloads that only fail on decode.
+        health = await verify(path);
+        if (opts.json) out(JSON.stringify({ ...infoJson(file, opts.history ?? false), health: healthJson(health) }, null, 2));
+        else {
+          printInfo(file, opts.history ?? false);
+          printHealth(health);
+        }
       } finally {
         file.close();
       }
+      failIfUnhealthy(health);
     });
 
   program
@@ -163,7 +194,7 @@ export function registerInfoCommands(program: Command): void {
       const report = await verify(path, { deep: opts.deep ?? false });
       if (opts.json) out(JSON.stringify(report, null, 2));
       else printVerify(report, opts.quiet ?? false);
-      if (!report.ok) process.exitCode = 1;
+      failIfUnhealthy(report);
     });
 
   program
