@@ -1,7 +1,8 @@
 // An open .tet file: catalog, footer metadata/history, element reads and queries. The native
 // handle is read-only and shared by concurrent reads; close() only stops new work.
 import { binding } from './binding';
-import { TetCancelledError, TetError, TetQueryError, toTetError } from './errors';
+import { kMaxLength } from 'node:buffer';
+import { TetBudgetError, TetCancelledError, TetError, TetQueryError, toTetError } from './errors';
 import type { NativeCatalog, NativeFileHandle } from './native';
 import { encodePlan } from './plan/encode';
 import { resolveSelection } from './plan/selection';
@@ -131,6 +132,11 @@ export class TetFile implements QueryTarget {
     const ds = this.dataset(name);
     if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', `read of ${JSON.stringify(name)} was cancelled`);
     const box = resolveSelection(selection ?? null, ds.shape, this.metadata.datasets?.[name]);
+    // The result is one typed array: refuse what JS cannot hold before native allocates it.
+    if (box.elementCount > kMaxLength) {
+      throw new TetBudgetError('TET_BUDGET_EXCEEDED', `read of ${name}: the selection has ${box.elementCount} elements; ` +
+        `a typed array holds at most ${kMaxLength}. Read a smaller window or use a query with a reduction`);
+    }
     const plan = encodePlan({
       datasetId: ds.id, start: box.axes.map((r) => r.start), step: box.axes.map((r) => r.step), count: box.shape,
       op: 'none', reduceAxes: [], strategy: 'capped_in_memory', ioMode: 'parallel_chunks',

@@ -102,22 +102,26 @@ describe('one thread, many queries in flight', () => {
 
   it('the public query API under concurrency agrees with itself run serially and with the model', async () => {
     const f = await open(BIG);
-    const docs = Array.from({ length: 24 }, (_, i) => ({
-      dataset: 'data', selection: [{ start: i * 100, stop: i * 100 + 150 }, { start: i, stop: COLS, step: 1 + (i % 3) }],
-      ...(i % 2 ? { max: [] } : { sum: [] }),
+    const cases = Array.from({ length: 24 }, (_, i) => ({
+      isMax: i % 2 === 1,
+      rows: [i * 100, i * 100 + 150] as const,
+      col0: i, step: 1 + (i % 3),
     }));
-    const one = async (d: (typeof docs)[number]) => {
-      const e = (await f.query(d, { preview: 0 })).execution!;
-      return d.max ? Number(e.operation_max) : e.operation_sum!;
+    const one = async (c: (typeof cases)[number]) => {
+      const doc = {
+        dataset: 'data', selection: [{ start: c.rows[0], stop: c.rows[1] }, { start: c.col0, stop: COLS, step: c.step }],
+        ...(c.isMax ? { max: [] } : { sum: [] }),
+      };
+      const e = (await f.query(doc, { preview: 0 })).execution!;
+      return c.isMax ? Number(e.operation_max) : e.operation_sum!;
     };
     const ser: number[] = [];
-    for (const d of docs) ser.push(await one(d));
-    expect(await Promise.all(docs.map(one))).toEqual(ser);
-    docs.forEach((d, i) => {
-      let acc = d.max ? -Infinity : 0;
-      const sel = d.selection;
-      for (let r = sel[0]!.start; r < sel[0]!.stop; r++) {
-        for (let c = sel[1]!.start; c < COLS; c += sel[1]!.step) acc = d.max ? Math.max(acc, data[r * COLS + c]!) : acc + data[r * COLS + c]!;
+    for (const c of cases) ser.push(await one(c));
+    expect(await Promise.all(cases.map(one))).toEqual(ser);
+    cases.forEach((c, i) => {
+      let acc = c.isMax ? -Infinity : 0;
+      for (let r = c.rows[0]; r < c.rows[1]; r++) {
+        for (let col = c.col0; col < COLS; col += c.step) acc = c.isMax ? Math.max(acc, data[r * COLS + col]!) : acc + data[r * COLS + col]!;
       }
       expect(Math.abs(ser[i]! - acc)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(acc)));
     });
@@ -196,7 +200,7 @@ describe('close() while queries run', () => {
     const got = await Promise.all(pending);
     got.forEach((r, k) => expect(Array.from(r.values)).toEqual(serial[k]));
     await expect(viaSdk).resolves.toBeTruthy();
-    for (const late of [() => f.read('data'), () => f.query({ dataset: 'data', sum: [] })]) {
+    for (const late of [() => f.read('data') as Promise<unknown>, () => f.query({ dataset: 'data', sum: [] }) as Promise<unknown>]) {
       const err = await Promise.resolve().then(late).then(() => null, (e: unknown) => e);
       expect(err).toBeInstanceOf(TetError);
       expect((err as TetError).code).toBe('TET_IO_CLOSED');

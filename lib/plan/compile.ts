@@ -1,6 +1,7 @@
 // Planning against a file's catalog: dataset resolution, selection, axes, touched chunks
 // (read plan), then — for execution — budget, strategy, I/O mode and the compiled plan.
-import { TetQueryError } from '../errors';
+import { kMaxLength } from 'node:buffer';
+import { TetBudgetError, TetQueryError } from '../errors';
 import { DTYPE_SIZE, type DatasetInfo, type DatasetMetadata, type QueryTarget } from '../types';
 import { queryOperation, type QueryDocument, type ReductionName } from '../query/document';
 import type { CatalogSection, ExecutionSection, QueryResponse, ReadPlan } from '../response/types';
@@ -185,6 +186,14 @@ export function compileExecution(planned: PlannedQuery, target: QueryTarget, opt
   const spillPath = strategy === 'mmap_spill'
     ? resolveSpillPath(doc.spill!, target.path, opts.spillAllow ?? [], opts.env) : undefined;
   const preview = Math.max(0, Math.min(Math.floor(opts.preview), sel.elementCount));
+  // The preview is a dense allocation of its own (f16 widens to f32): it must fit the budget.
+  const previewBytes = preview * (ds.dtype === 'f16' ? 4 : DTYPE_SIZE[ds.dtype]);
+  if (previewBytes > budget.bytes || preview > kMaxLength) {
+    throw new TetBudgetError('TET_BUDGET_EXCEEDED',
+      `the preview of ${preview} elements needs ${previewBytes} bytes but the memory budget is ${budget.bytes} bytes ` +
+      `(and a typed array holds at most ${kMaxLength} elements); ` +
+      'ask for a smaller preview or raise execution.memory_budget_bytes / memory_budget_percent');
+  }
   const plan: CompiledPlan = {
     datasetId: ds.id,
     start: sel.axes.map((r) => r.start),
