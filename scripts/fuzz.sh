@@ -64,7 +64,8 @@ for t in "${TARGETS[@]}"; do
     -max_len=262144 -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/$t/" >"$log" 2>&1
   rc=$?
   set -e
-  grep -E '^#[0-9]+ +(DONE|INITED)' "$log" | tail -2 || true
+  grep -aE "^#[0-9]+[[:space:]]+(INITED|DONE)" "$log" | tail -2 || true
+  grep -aE "^Done [0-9]+ runs" "$log" || true
   grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$log" || true
   found=$(find "$BUILD/artifacts/$t" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) 2>/dev/null)
   if [ $rc -ne 0 ] || [ -n "$found" ]; then
