@@ -1,15 +1,18 @@
-// The example queries of query_engine.md (the JSON examples and their TOML twins from "TOML
+// Part 1: the example queries of query_engine.md (the JSON examples and their TOML twins from "TOML
 // examples"), adapted to the conformance fixtures that have the named axes (meta_weather.tet:
 // temperature f32 [12, 6, 8] = time x lat x lon with labels; meta_table.tet: table f64 [4, 5]
 // for covariance / correlation). Each example runs through the built CLI as a .json file, a
 // .toml file and TOML on stdin: the results must be identical, and they must match numpy on the
 // arrays read by the independent model (conformance/runner/tet.py).
 // query-parse.test.ts covers the parse-level equivalence of the same pairs; this is execution.
+// Part 2: the conformance cases for partial axes (incl. clipped edge tiles), strided selections,
+// coordinate labels and dimension names, run through the SDK's file.query() against cases.json.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { open, TetError, type TetFile } from '../lib/index';
 
 const ROOT = join(__dirname, '..');
 const BIN = join(ROOT, 'bin/tet.js');
@@ -161,4 +164,68 @@ describe('query_engine.md examples: JSON and TOML give identical results through
     if (id === 'mean_axis0_budget40') expect(ex.memory_budget_source).toBe('query_percent');
     if (id === 'sum_sequential') expect(ex.fold_parallel).toBe(false);
   }, 60_000);
+});
+
+interface Case {
+  id: string; file: string; query: Record<string, unknown>; expected: unknown; tags: string[];
+  compare?: Record<string, { mode: string; rtol?: number; atol?: number; repr?: string | null }>;
+}
+const CASES = JSON.parse(readFileSync('/work/shared/conformance/cases.json', 'utf8')) as Case[];
+const strided = (c: Case) => ((c.query.selection as ({ step?: number } | null)[] | undefined) ?? []).some((s) => s !== null && (s.step ?? 1) !== 1);
+const FEATURES = ['partial', 'label_slice', 'named_axis'];
+const picked = CASES.filter((c) => !c.tags.includes('big') && !c.tags.includes('ambiguous')
+  && (c.tags.some((t) => FEATURES.includes(t)) || (strided(c) && typeof c.expected === 'object')));
+
+function matches(a: unknown, e: unknown, cmp: { mode: string; rtol?: number; atol?: number; repr?: string | null }): boolean {
+  if (Array.isArray(e)) {
+    const arr = a !== null && typeof a === 'object' && 'length' in (a as object) ? Array.from(a as ArrayLike<unknown>) : null;
+    return arr !== null && arr.length === e.length && e.every((x, i) => matches(arr[i], x, cmp));
+  }
+  if (typeof e === 'boolean') return a === e;
+  if (typeof e !== 'number') return false;
+  if (typeof a === 'bigint') return Number.isInteger(e) && Number(a) === e;
+  if (typeof a !== 'number') return false;
+  if (Number.isNaN(e)) return Number.isNaN(a);
+  if (cmp.mode === 'close') return Math.abs(a - e) <= (cmp.atol ?? 0) + (cmp.rtol ?? 0) * Math.abs(e);
+  if (cmp.repr === 'f32') return Math.fround(a) === Math.fround(e);
+  return a === e;
+}
+
+describe('conformance: partial axes, clipped edges, strided selections, labels and names through file.query()', () => {
+  const files = new Map<string, TetFile>();
+  afterAll(() => files.forEach((f) => f.close()));
+
+  it('cases.json covers each feature (and the edge-tile fixture with partial axes)', () => {
+    const has = (pred: (c: Case) => boolean) => picked.filter(pred).length;
+    expect(has((c) => c.tags.includes('partial'))).toBeGreaterThanOrEqual(20);
+    expect(has((c) => c.tags.includes('partial') && c.file.includes('f32_r2_edges'))).toBeGreaterThanOrEqual(3);
+    expect(has((c) => c.tags.includes('partial') && strided(c))).toBeGreaterThanOrEqual(5);
+    expect(has((c) => c.tags.includes('label_slice'))).toBeGreaterThanOrEqual(5);
+    expect(has((c) => c.tags.includes('named_axis'))).toBeGreaterThanOrEqual(5);
+    expect(has(strided)).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(picked.map((c) => [c.id, c] as const))('%s', async (_id, c) => {
+    let file = files.get(c.file);
+    if (!file) {
+      file = await open(join('/work/shared/conformance', c.file));
+      files.set(c.file, file);
+    }
+    if (c.expected === 'error') {
+      const err = await file.query(c.query as never).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(TetError);
+      expect((err as TetError).code).toMatch(/^TET_(QUERY|PLAN)_/);
+      return;
+    }
+    const r = await file.query(c.query as never);
+    const ex = r.execution as unknown as Record<string, unknown>;
+    expect(ex).toBeDefined();
+    for (const [k, v] of Object.entries(c.expected as Record<string, unknown>)) {
+      const cmp = c.compare?.[k] ?? { mode: 'exact' };
+      if (!matches(ex[k], v, cmp)) {
+        const got = ex[k] !== null && typeof ex[k] === 'object' ? Array.from(ex[k] as ArrayLike<unknown>) : ex[k];
+        throw new Error(`${c.id} ${JSON.stringify(c.query)}: ${k} = ${String(got).slice(0, 300)}, expected ${JSON.stringify(v).slice(0, 300)} (${JSON.stringify(cmp)})`);
+      }
+    }
+  });
 });

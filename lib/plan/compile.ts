@@ -167,6 +167,9 @@ function deviceRouting(requested: string | undefined, op: ResolvedOperation | nu
   return { device_requested: requested, device_used: 'cpu', ...(reason ? { device_fallback_reason: reason } : {}) };
 }
 
+/** Previews up to this many elements (the default preview) are not counted against the budget. */
+const PREVIEW_OVERHEAD_ELEMENTS = 64;
+
 /** Budget, strategy, I/O mode and the compiled native plan for a matched query. */
 export function compileExecution(planned: PlannedQuery, target: QueryTarget, opts: ExecutionOptions): CompiledExecution {
   const ds = planned.dataset;
@@ -186,9 +189,11 @@ export function compileExecution(planned: PlannedQuery, target: QueryTarget, opt
   const spillPath = strategy === 'mmap_spill'
     ? resolveSpillPath(doc.spill!, target.path, opts.spillAllow ?? [], opts.env) : undefined;
   const preview = Math.max(0, Math.min(Math.floor(opts.preview), sel.elementCount));
-  // The preview is a dense allocation of its own (f16 widens to f32): it must fit the budget.
+  // The preview is a dense allocation of its own (f16 widens to f32): beyond the default size
+  // (a fixed few hundred bytes, like any per-query overhead) it must fit the budget, so a tiny
+  // file budget (conformance file_exec_tiny_budget.tet: 64 bytes) still runs with the default.
   const previewBytes = preview * (ds.dtype === 'f16' ? 4 : DTYPE_SIZE[ds.dtype]);
-  if (previewBytes > budget.bytes || preview > kMaxLength) {
+  if ((preview > PREVIEW_OVERHEAD_ELEMENTS && previewBytes > budget.bytes) || preview > kMaxLength) {
     throw new TetBudgetError('TET_BUDGET_EXCEEDED',
       `the preview of ${preview} elements needs ${previewBytes} bytes but the memory budget is ${budget.bytes} bytes ` +
       `(and a typed array holds at most ${kMaxLength} elements); ` +
