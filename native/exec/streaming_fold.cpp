@@ -17,6 +17,7 @@
 
 #include "exec/thread_pool.h"
 #include "fold/accumulator.h"
+#include "fold/partial.h"
 #include "tet/file.h"
 
 namespace tet {
@@ -238,7 +239,8 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
   const QueryPlan& plan = run.plan;
   const Selection& sel = run.sel;
   const uint32_t nd = sel.ndim, last = nd - 1;
-  const fold::FoldOp<T> op(plan.op, run.isa, plan.has_fill, plan.fill);
+  const fold::PartialOp<T> pop(plan.op, run.isa, plan.has_fill, plan.fill);
+  const fold::FoldOp<T>& op = pop.fold_op();
   std::vector<uint32_t> kept, reduced;
   for (uint32_t a = 0; a < nd; ++a) ((plan.reduce_mask >> a) & 1 ? reduced : kept).push_back(a);
   Axes out_stride{}, fib_stride{};
@@ -246,6 +248,7 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
   for (int i = int(kept.size()) - 1; i >= 0; --i) out_stride[kept[i]] = out_len, out_len *= sel.count[kept[i]];
   for (int i = int(reduced.size()) - 1; i >= 0; --i) fib_stride[reduced[i]] = fib_len, fib_len *= sel.count[reduced[i]];
   const bool last_reduced = (plan.reduce_mask >> last) & 1;
+  const uint32_t last_kept = kept.back();
 
   // Groups = touched chunk positions on the kept axes; tiles of a group in row-major order of
   // their reduced-axis positions.
@@ -278,23 +281,48 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
   }
   group_begin[n_groups] = units.size();
 
-  // Segments per group (a function of the plan only).
-  auto box_of = [&](uint64_t g, Axes& origin, Axes& box_stride) {
-    const Axes piece = group_tile(g, 0);
+  // A group's output box: origin and extent on the kept axes, box-local row-major strides.
+  struct Box {
+    Axes origin{}, stride{}, extent{};
     uint64_t len = 1;
+  };
+  auto box_of = [&](uint64_t g) {
+    Box b;
+    const Axes piece = group_tile(g, 0);
     for (int i = int(kept.size()) - 1; i >= 0; --i) {
       const AxisPiece& pc = sel.pieces[kept[i]][piece[kept[i]]];
-      origin[kept[i]] = pc.sel0;
-      box_stride[kept[i]] = len;
-      len *= pc.n;
+      b.origin[kept[i]] = pc.sel0;
+      b.extent[kept[i]] = pc.n;
+      b.stride[kept[i]] = b.len;
+      b.len *= pc.n;
     }
-    return len;
+    return b;
   };
-  uint64_t segs = 1;
+  // fn(box_index, out_index, len) over box elements [a, b): runs along the last kept axis
+  // (contiguous in the box and in the output).
+  auto box_runs = [&](const Box& bx, uint64_t a, uint64_t b, auto&& fn) {
+    const uint64_t E = bx.extent[last_kept];
+    uint64_t le = a;
+    while (le < b) {
+      const uint64_t off = le % E, len = std::min(E - off, b - le);
+      uint64_t rem = le / E, gi = bx.origin[last_kept] + off;
+      for (int i = int(kept.size()) - 2; i >= 0; --i) {
+        const uint32_t ax = kept[i];
+        gi += (bx.origin[ax] + rem % bx.extent[ax]) * out_stride[ax];
+        rem /= bx.extent[ax];
+      }
+      fn(le, gi, len);
+      le += len;
+    }
+  };
+
+  // Segments per group (a function of the plan only).
+  uint64_t segs = 1, max_box = 1;
+  for (uint64_t g = 0; g < n_groups; ++g) max_box = std::max(max_box, box_of(g).len);
   if (n_groups < kPartialTaskTarget) {
     segs = (kPartialTaskTarget + n_groups - 1) / n_groups;
-    const uint64_t acc_bytes = out_len * sizeof(fold::Acc<T>);
-    while (segs > 1 && segs * acc_bytes > kSegmentAccCap) --segs;
+    const uint64_t state_bytes = out_len * std::max<uint64_t>(1, pop.state_bytes());
+    while (segs > 1 && segs * state_bytes > kSegmentAccCap) --segs;
   }
   struct Task {
     uint64_t group, u0, u1;
@@ -308,26 +336,39 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
       tasks.push_back(Task{g, group_begin[g] + nu * i / s, group_begin[g] + nu * (i + 1) / s, uint32_t(i), uint32_t(s)});
   }
 
-  std::vector<fold::Acc<T>> out(out_len);
-  std::vector<std::vector<fold::Acc<T>>> seg_acc(tasks.size());
+  const ValueKind kind = fold::value_kind(plan.op, sel.dataset.dtype);
+  const size_t vs = fold::value_size(kind);
+  res.values.kind = kind;
+  res.values.length = out_len;
+  res.values.bytes.assign(out_len * vs, 0);
+  uint8_t* const outb = res.values.bytes.data();
+  auto finalize_range = [&](const fold::PState<T>& st, const Box& bx, uint64_t a, uint64_t b) {
+    box_runs(bx, a, b, [&](uint64_t le, uint64_t gi, uint64_t len) {
+      for (uint64_t k = 0; k < len; ++k) pop.finalize(st, le + k, fib_len, outb + (gi + k) * vs);
+    });
+  };
+
+  std::vector<fold::PState<T>> states(tasks.size());
   ThreadPool& pool = ThreadPool::instance();
   IoMode mode = plan.io_mode == IoMode::ParallelChunks ? IoMode::ParallelChunks : IoMode::SequentialChunks;
   const uint32_t threads = mode == IoMode::SequentialChunks ? 1 : run.threads;
   const uint32_t parts = pool.participants(tasks.size(), threads);
   std::vector<std::vector<T>> bufs(parts);
   std::vector<std::vector<uint8_t>> scratch(parts);
+  std::vector<fold::PBlock> blocks(parts);
+  uint64_t max_run = 1;  // longest run along the last axis in one tile
+  for (const AxisPiece& pc : sel.pieces[last]) max_run = std::max(max_run, pc.n);
   TileCache cache(run.fetcher);
   const bool arg = is_arg(plan.op);
+  const bool blocked = !last_reduced && pop.blocked(), two_pass = !last_reduced && pop.two_pass();
 
   pool.parallel_for(tasks.size(), threads, [&](uint64_t ti, uint32_t slot) {
     const Task& task = tasks[ti];
-    Axes origin{}, st = out_stride;
-    fold::Acc<T>* acc = out.data();
-    if (task.segs > 1) {
-      const uint64_t box = box_of(task.group, origin, st);
-      seg_acc[ti].assign(box, fold::Acc<T>());
-      acc = seg_acc[ti].data();
-    }
+    const Box bx = box_of(task.group);
+    fold::PState<T>& st = states[ti];
+    pop.init(st, bx.len);
+    fold::PBlock& blk = blocks[slot];
+    if (blocked) pop.reserve_block(blk, max_box);
     std::vector<T>& buf = bufs[slot];
     uint64_t u = task.u0;
     while (u < task.u1) {
@@ -337,35 +378,71 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
       TileView v;
       if (shared) v = cache.acquire(ts, units[u].tile_units);
       else v = run.fetcher.fetch(ts, scratch[slot]);
+      // Rows are loaded in place when possible, else into buffer row `slot_row` (a batch holds
+      // up to kMaxRows rows, so the buffer holds that many runs and is never resized mid-batch).
+      if (buf.size() < fold::kMaxRows * max_run) buf.resize(fold::kMaxRows * max_run);
+      auto load = [&](uint64_t off, uint64_t n, size_t slot_row) -> const T* {
+        const uint8_t* p = v.data + off * sizeof(S);
+        T* dst = buf.data() + slot_row * max_run;
+        if (ts.step[last] == 1) {
+          if (std::is_same<S, T>::value && reinterpret_cast<uintptr_t>(p) % alignof(T) == 0)
+            return reinterpret_cast<const T*>(p);
+          load_elems<S, T>(p, 1, n, dst);
+          return dst;
+        }
+        load_elems<S, T>(p, ts.step[last], n, dst);
+        return dst;
+      };
+      auto box_index = [&](const Axes& idx) {
+        uint64_t o = 0;
+        for (uint32_t a : kept) o += (ts.sel0[a] + idx[a] - bx.origin[a]) * bx.stride[a];
+        return o;
+      };
+      // Runs with the same box range are batched (fiber order kept) for the row kernels.
+      const T* xs[fold::kMaxRows];
+      uint64_t fibs[fold::kMaxRows];
+      size_t bk = 0;
+      uint64_t bj0 = 0, bn = 0;
+      auto flush_batch = [&](int pass) {
+        if (bk == 0) return;
+        if (pass == 1) pop.rows(st, blk, bj0, xs, fibs, bk, bn);
+        else pop.rows2(blk, bj0, xs, bk, bn);
+        bk = 0;
+      };
+      auto scan = [&](uint64_t e0, uint64_t e1, int pass) {
+        Selection::for_each_run(ts, nd, e0, e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
+          const uint64_t j0 = box_index(idx);
+          if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || n != bn)) flush_batch(pass);
+          uint64_t fib = 0;
+          if (pass == 1)
+            for (uint32_t a : reduced) fib += (ts.sel0[a] + idx[a]) * fib_stride[a];
+          xs[bk] = load(off, n, bk);
+          fibs[bk] = fib;
+          bj0 = j0, bn = n, ++bk;
+        });
+        flush_batch(pass);
+      };
       // every unit of this tile inside this task
       uint64_t w = u;
       try {
         for (; w < task.u1 && units[w].piece == units[u].piece; ++w) {
-          Selection::for_each_run(ts, nd, units[w].e0, units[w].e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
-            uint64_t o = 0, fib = 0;
-            for (uint32_t a = 0; a < nd; ++a) {
-              const uint64_t gidx = ts.sel0[a] + idx[a];
-              o += (gidx - origin[a]) * st[a];
-              fib += gidx * fib_stride[a];
-            }
-            const uint8_t* p = v.data + off * sizeof(S);
-            const T* x;
-            if (ts.step[last] == 1) {
-              x = dense_elems<S, T>(p, n, buf);
-            } else {
-              if (buf.size() < n) buf.resize(n);
-              load_elems<S, T>(p, ts.step[last], n, buf.data());
-              x = buf.data();
-            }
-            if (last_reduced) {
+          if (last_reduced) {
+            Selection::for_each_run(ts, nd, units[w].e0, units[w].e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
+              uint64_t fib = 0;
+              for (uint32_t a : reduced) fib += (ts.sel0[a] + idx[a]) * fib_stride[a];
               fold::Acc<T> b;
-              op.block(b, x, n);
+              op.block(b, load(off, n, 0), n);
               if (arg && b.idx != UINT64_MAX) b.idx += fib;
-              op.merge(acc[o], b);
-            } else {
-              op.many(acc + o, x, n, fib);
-            }
-          });
+              pop.merge_acc(st, box_index(idx), b);
+            });
+          } else {
+            scan(units[w].e0, units[w].e1, 1);
+          }
+          if (two_pass) {
+            pop.mid(blk);
+            scan(units[w].e0, units[w].e1, 2);
+          }
+          if (blocked) pop.flush(st, blk);
           if (shared) cache.release(ts.linear_chunk);
         }
       } catch (...) {
@@ -375,42 +452,28 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
       }
       u = w;
     }
+    if (task.segs == 1) {
+      finalize_range(st, bx, 0, bx.len);
+      pop.release(st);
+    }
   });
 
-  // Merge segments in order into the output boxes.
+  // Merge segments in order into the first one, then finalize the box.
   for (uint64_t ti = 0; ti < tasks.size();) {
     const Task& first = tasks[ti];
     if (first.segs == 1) { ++ti; continue; }
-    Axes origin{}, bst{};
-    const uint64_t box = box_of(first.group, origin, bst);
-    const Axes piece0 = group_tile(first.group, 0);
-    Axes extent{};
-    for (uint32_t a : kept) extent[a] = sel.pieces[a][piece0[a]].n;
-    const uint64_t blocks = (box + 4095) / 4096;
-    pool.parallel_for(blocks, threads, [&](uint64_t b, uint32_t) {
-      for (uint64_t le = b * 4096; le < std::min(box, (b + 1) * 4096); ++le) {
-        uint64_t rem = le, gi = 0;
-        for (int i = int(kept.size()) - 1; i >= 0; --i) {
-          const uint32_t a = kept[i];
-          gi += (origin[a] + rem % extent[a]) * out_stride[a];
-          rem /= extent[a];
-        }
-        for (uint32_t s = 0; s < first.segs; ++s) op.merge(out[gi], seg_acc[ti + s][le]);
-      }
+    const Box bx = box_of(first.group);
+    constexpr uint64_t kBlock = 4096;
+    const uint64_t blocks_n = (bx.len + kBlock - 1) / kBlock;
+    pool.parallel_for(blocks_n, threads, [&](uint64_t b, uint32_t) {
+      const uint64_t a = b * kBlock, e = std::min(bx.len, a + kBlock);
+      for (uint32_t s = 1; s < first.segs; ++s) pop.merge(states[ti], a, states[ti + s], a, e - a);
+      finalize_range(states[ti], bx, a, e);
     });
-    for (uint32_t s = 0; s < first.segs; ++s) std::vector<fold::Acc<T>>().swap(seg_acc[ti + s]);
+    for (uint32_t s = 0; s < first.segs; ++s) pop.release(states[ti + s]);
     ti += first.segs;
   }
 
-  const ValueKind kind = fold::value_kind(plan.op, sel.dataset.dtype);
-  const size_t vs = fold::value_size(kind);
-  res.values.kind = kind;
-  res.values.length = out_len;
-  res.values.bytes.assign(out_len * vs, 0);
-  const uint64_t fblocks = (out_len + 65535) / 65536;
-  pool.parallel_for(fblocks, threads, [&](uint64_t b, uint32_t) {
-    for (uint64_t o = b * 65536; o < std::min(out_len, (b + 1) * 65536); ++o) op.finalize(out[o], res.values.bytes.data() + o * vs);
-  });
   res.reduced_shape.clear();
   for (uint32_t a : kept) res.reduced_shape.push_back(sel.count[a]);
   res.stats.io_mode = mode;

@@ -81,6 +81,9 @@ template <class T> class FoldOp {
     }
   }
   Op op() const { return op_; }
+  bool fill_ok() const { return fill_ok_; }    // null_count: the fill exists in T's domain
+  bool fill_nan() const { return fill_nan_; }  // null_count: the fill is NaN
+  T fill_value() const { return fill_t_; }
 
   // Fold a dense block; arg indices are positions within the block.
   void block(Acc<T>& a, const T* x, size_t n) const {

@@ -1,0 +1,187 @@
+// Row kernels (row_kernels.h): one always_inline body per kernel, wrapped per ISA with target
+// attributes. No fused multiply-add: contraction would make ISAs round differently.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+#include "fold/row_kernels.h"
+
+#include <cmath>
+#include <type_traits>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define TET_X86 1
+#define TET_AVX2 __attribute__((target("avx2")))
+#define TET_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+#endif
+#define TET_INLINE inline __attribute__((always_inline))
+
+namespace tet {
+namespace fold {
+namespace {
+
+// Calls NAME<..., K>(ARGS) with K = k as a compile-time constant (1..kMaxRows).
+#define TET_BY_ROWS(k, CALL)            \
+  switch (k) {                          \
+    case 1: { constexpr size_t K = 1; CALL; } break; \
+    case 2: { constexpr size_t K = 2; CALL; } break; \
+    case 3: { constexpr size_t K = 3; CALL; } break; \
+    case 4: { constexpr size_t K = 4; CALL; } break; \
+    case 5: { constexpr size_t K = 5; CALL; } break; \
+    case 6: { constexpr size_t K = 6; CALL; } break; \
+    case 7: { constexpr size_t K = 7; CALL; } break; \
+    default: { constexpr size_t K = 8; CALL; } break; \
+  }
+
+template <class T, Xform F> TET_INLINE double xf(T x) {
+  const double v = static_cast<double>(x);
+  if (F == Xform::Abs) return std::fabs(v);
+  if (F == Xform::Square) return v * v;
+  return v;
+}
+
+template <class T, Xform F, size_t K> TET_INLINE void add_k(double* __restrict s, const T* const* xs, size_t n) {
+  const T* __restrict r[K];
+  for (size_t i = 0; i < K; ++i) r[i] = xs[i];
+  for (size_t j = 0; j < n; ++j) {
+    double a = s[j];
+    for (size_t i = 0; i < K; ++i) a += xf<T, F>(r[i][j]);
+    s[j] = a;
+  }
+}
+
+template <class T> TET_INLINE void add_body(double* s, const T* const* xs, size_t k, size_t n, Xform f) {
+  if (f == Xform::Abs) { TET_BY_ROWS(k, (add_k<T, Xform::Abs, K>(s, xs, n))) }
+  else if (f == Xform::Square) { TET_BY_ROWS(k, (add_k<T, Xform::Square, K>(s, xs, n))) }
+  else { TET_BY_ROWS(k, (add_k<T, Xform::Identity, K>(s, xs, n))) }
+}
+
+template <class T, size_t K> TET_INLINE void add_nan_k(double* __restrict s, double* __restrict c, const T* const* xs, size_t n) {
+  const T* __restrict r[K];
+  for (size_t i = 0; i < K; ++i) r[i] = xs[i];
+  for (size_t j = 0; j < n; ++j) {
+    double a = s[j], b = c[j];
+    for (size_t i = 0; i < K; ++i) {
+      const double v = static_cast<double>(r[i][j]);
+      const bool ok = v == v;
+      a += ok ? v : 0.0;
+      b += ok ? 1.0 : 0.0;
+    }
+    s[j] = a, c[j] = b;
+  }
+}
+
+template <class T> TET_INLINE void add_nan_body(double* s, double* c, const T* const* xs, size_t k, size_t n) {
+  TET_BY_ROWS(k, (add_nan_k<T, K>(s, c, xs, n)))
+}
+
+template <class T, bool NanSkip, size_t K>
+TET_INLINE void sqdev_k(double* __restrict q, const double* __restrict m, const T* const* xs, size_t n) {
+  const T* __restrict r[K];
+  for (size_t i = 0; i < K; ++i) r[i] = xs[i];
+  for (size_t j = 0; j < n; ++j) {
+    double a = q[j];
+    const double mj = m[j];
+    for (size_t i = 0; i < K; ++i) {
+      const double v = static_cast<double>(r[i][j]);
+      const double d = NanSkip ? (v == v ? v - mj : 0.0) : v - mj;
+      a += d * d;
+    }
+    q[j] = a;
+  }
+}
+
+template <class T> TET_INLINE void sqdev_body(double* q, const double* m, const T* const* xs, size_t k, size_t n, bool nan_skip) {
+  if (nan_skip) { TET_BY_ROWS(k, (sqdev_k<T, true, K>(q, m, xs, n))) }
+  else { TET_BY_ROWS(k, (sqdev_k<T, false, K>(q, m, xs, n))) }
+}
+
+template <class T, bool Min, size_t K> TET_INLINE void ext_k(T* __restrict e, uint8_t* __restrict f, const T* const* xs, size_t n) {
+  const T* __restrict r[K];
+  for (size_t i = 0; i < K; ++i) r[i] = xs[i];
+  for (size_t j = 0; j < n; ++j) {
+    T a = e[j];
+    for (size_t i = 0; i < K; ++i) a = Min ? (r[i][j] < a ? r[i][j] : a) : (r[i][j] > a ? r[i][j] : a);
+    e[j] = a;
+  }
+  if (std::is_floating_point<T>::value && f != nullptr) {
+    for (size_t j = 0; j < n; ++j) {
+      uint8_t a = 0;
+      for (size_t i = 0; i < K; ++i) a |= static_cast<uint8_t>(r[i][j] != r[i][j]);
+      f[j] |= a;
+    }
+  }
+}
+
+template <class T> TET_INLINE void ext_body(T* e, uint8_t* f, const T* const* xs, size_t k, size_t n, bool is_min) {
+  if (is_min) { TET_BY_ROWS(k, (ext_k<T, true, K>(e, f, xs, n))) }
+  else { TET_BY_ROWS(k, (ext_k<T, false, K>(e, f, xs, n))) }
+}
+
+template <class T, size_t K> TET_INLINE void isum_k(int64_t* __restrict s, const T* const* xs, size_t n) {
+  const T* __restrict r[K];
+  for (size_t i = 0; i < K; ++i) r[i] = xs[i];
+  for (size_t j = 0; j < n; ++j) {
+    int64_t a = s[j];
+    for (size_t i = 0; i < K; ++i) a += static_cast<int64_t>(r[i][j]);
+    s[j] = a;
+  }
+}
+
+template <class T> TET_INLINE void isum_body(int64_t* s, const T* const* xs, size_t k, size_t n) {
+  TET_BY_ROWS(k, (isum_k<T, K>(s, xs, n)))
+}
+
+#define TET_ROW_ISA(SUFFIX, ATTR)                                                                          \
+  template <class T> ATTR __attribute__((noinline)) void add_##SUFFIX(double* s, const T* const* x, size_t k, size_t n, Xform f) { \
+    add_body<T>(s, x, k, n, f);                                                                            \
+  }                                                                                                        \
+  template <class T>                                                                                       \
+  ATTR __attribute__((noinline)) void add_nan_##SUFFIX(double* s, double* c, const T* const* x, size_t k, size_t n) { \
+    add_nan_body<T>(s, c, x, k, n);                                                                        \
+  }                                                                                                        \
+  template <class T>                                                                                       \
+  ATTR __attribute__((noinline)) void sqdev_##SUFFIX(double* q, const double* m, const T* const* x, size_t k, size_t n, bool ns) { \
+    sqdev_body<T>(q, m, x, k, n, ns);                                                                      \
+  }                                                                                                        \
+  template <class T>                                                                                       \
+  ATTR __attribute__((noinline)) void ext_##SUFFIX(T* e, uint8_t* f, const T* const* x, size_t k, size_t n, bool mn) { \
+    ext_body<T>(e, f, x, k, n, mn);                                                                        \
+  }                                                                                                        \
+  template <class T> ATTR __attribute__((noinline)) void isum_##SUFFIX(int64_t* s, const T* const* x, size_t k, size_t n) { \
+    isum_body<T>(s, x, k, n);                                                                              \
+  }                                                                                                        \
+  template <class T> const RowKernels<T> kRows_##SUFFIX = {add_##SUFFIX<T>, add_nan_##SUFFIX<T>, sqdev_##SUFFIX<T>, \
+                                                           ext_##SUFFIX<T>, isum_##SUFFIX<T>};
+
+#define TET_NOATTR
+TET_ROW_ISA(scalar, TET_NOATTR)
+#ifdef TET_X86
+TET_ROW_ISA(avx2, TET_AVX2)
+TET_ROW_ISA(avx512, TET_AVX512)
+#endif
+
+}  // namespace
+
+template <class T> const RowKernels<T>& row_kernels(Isa isa) {
+#ifdef TET_X86
+  if (isa == Isa::Avx512) return kRows_avx512<T>;
+  if (isa == Isa::Avx2) return kRows_avx2<T>;
+#endif
+  (void)isa;
+  return kRows_scalar<T>;
+}
+
+template const RowKernels<float>& row_kernels<float>(Isa);
+template const RowKernels<double>& row_kernels<double>(Isa);
+template const RowKernels<uint8_t>& row_kernels<uint8_t>(Isa);
+template const RowKernels<uint16_t>& row_kernels<uint16_t>(Isa);
+template const RowKernels<int16_t>& row_kernels<int16_t>(Isa);
+template const RowKernels<int32_t>& row_kernels<int32_t>(Isa);
+template const RowKernels<uint32_t>& row_kernels<uint32_t>(Isa);
+template const RowKernels<int64_t>& row_kernels<int64_t>(Isa);
+template const RowKernels<uint64_t>& row_kernels<uint64_t>(Isa);
+
+}  // namespace fold
+}  // namespace tet
