@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "exec/quantile.h"
 #include "exec/selection.h"
 #include "exec/streaming_fold.h"
 #include "exec/thread_pool.h"
@@ -183,7 +184,6 @@ class Executor {
 
   template <class S, class T> void materialize_and_run() {
     const uint64_t bytes = sel_.elements * sizeof(T);
-    std::unique_ptr<T[]> heap;
     Mapping m;
     T* buf;
     if (plan_.strategy == Strategy::TempSpillMaterialize) {
@@ -194,8 +194,16 @@ class Executor {
       map_file(m, tmpl, bytes);
       buf = reinterpret_cast<T*>(m.data());
     } else {
-      heap.reset(new T[sel_.elements]);
-      buf = heap.get();
+      // Anonymous mapping with transparent huge pages where the kernel allows them: a
+      // selection-sized buffer otherwise spends most of its fill time in page faults.
+      if (sel_.elements > (uint64_t(1) << 62) / sizeof(T)) throw std::bad_alloc();
+      m.len = size_t(std::max<uint64_t>(bytes, 1));
+      m.addr = ::mmap(nullptr, m.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m.addr == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+      ::madvise(m.addr, m.len, MADV_HUGEPAGE);
+#endif
+      buf = reinterpret_cast<T*>(m.data());
     }
     scatter<S, T>(reinterpret_cast<uint8_t*>(buf), sel_.elements);
     preview_from<T>(buf);
@@ -254,7 +262,9 @@ class Executor {
     const double q = plan_.op == Op::Median ? 0.5 : plan_.q;
     if (scalar()) {
       set_f64(1);
-      put_f64(0, fold::quantile_inplace(buf, sel_.elements, q));
+      uint32_t used = 1;
+      put_f64(0, parallel_quantile<T>(buf, sel_.elements, q, plan_.threads, ctx_, used));
+      res_.stats.threads_used = std::max(res_.stats.threads_used, used);
       return;
     }
     const Fibers f = fibers();

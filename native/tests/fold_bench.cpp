@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "exec/quantile.h"
 #include "exec/thread_pool.h"
 #include "mem_source.h"
 #include "tet/plan.h"
@@ -136,6 +137,33 @@ int main(int argc, char** argv) {
   std::printf("dtype %s shape [%llu,%llu] tile %llu threads %u: probe %.2f GB/s (ratios: each run against a probe run "
               "next to it, median)\n", dts.c_str(), (unsigned long long)rows, (unsigned long long)cols,
               (unsigned long long)tile, pool.size(), probe);
+  if (ops.find("select") != std::string::npos) {  // parallel_quantile alone on a dense buffer
+    std::vector<uint8_t> dense(n * es);
+    for (uint64_t t = 0; t < tiles; ++t) {
+      std::vector<uint8_t> s;
+      const TileView v = src->tile(0, t, s);
+      const uint64_t tr = t / ((cols + tile - 1) / tile), tc = t % ((cols + tile - 1) / tile);
+      const uint64_t w = std::min(tile, cols - tc * tile), h = v.bytes / es / w;
+      for (uint64_t r = 0; r < h; ++r)
+        std::memcpy(&dense[((tr * tile + r) * cols + tc * tile) * es], v.data + r * w * es, w * es);
+    }
+    for (double q : {0.5, 0.3}) {
+      std::vector<double> t, ratio;
+      double val = 0;
+      for (int r = 0; r < reps; ++r) {
+        uint32_t used = 0;
+        const double pr = probe_once();
+        const double t0 = now();
+        if (dt == DType::F32) val = exec::parallel_quantile(reinterpret_cast<const float*>(dense.data()), n, q, 0, {}, used);
+        else if (dt == DType::F64) val = exec::parallel_quantile(reinterpret_cast<const double*>(dense.data()), n, q, 0, {}, used);
+        else val = exec::parallel_quantile(reinterpret_cast<const int32_t*>(dense.data()), n, q, 0, {}, used);
+        t.push_back(now() - t0);
+        ratio.push_back(pr / t.back());
+      }
+      std::printf("select q=%.1f %8.4f s  %7.2f GB/s  %.2fx probe  (v %.10g)\n", q, median_of(t), gb / median_of(t),
+                  median_of(ratio), val);
+    }
+  }
   for (const OpSpec& o : kOps) {
     if (ops != "all" && ("," + ops + ",").find("," + std::string(o.name) + ",") == std::string::npos) continue;
     QueryPlan p;
