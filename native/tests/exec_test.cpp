@@ -22,6 +22,7 @@
 #include "tet/file.h"
 #include "tet/host.h"
 #include "tet/query.h"
+#include "exec/quantile.h"
 
 using namespace tet;
 using tet_test::MemSource;
@@ -205,8 +206,10 @@ LD got_value(const QueryResult& r, uint64_t i) {
 
 int g_failures_reported = 0;
 
-void compare_op(const Dense& d, const Sel& s, Op op, uint32_t mask, const char* what, double fill = 0, uint32_t threads = 0) {
-  MemSource src(d.dt, d.shape, {3, 4, 2, 2, 2, 2, 2, 2}, d.bytes);
+void compare_op(const Dense& d, const Sel& s, Op op, uint32_t mask, const char* what, double fill = 0, uint32_t threads = 0,
+                std::vector<uint64_t> chunk = {3, 4, 2, 2, 2, 2, 2, 2}) {
+  chunk.resize(d.shape.size());
+  MemSource src(d.dt, d.shape, chunk, d.bytes);
   QueryPlan p = make_plan(d, s, op, mask);
   p.threads = threads;
   if (op == Op::NullCount) p.has_fill = true, p.fill = fill;
@@ -441,6 +444,167 @@ TEST_CASE("results are bit-identical for threads 1, 2, 3, 8 (multi-unit tiles, p
   // accuracy on the big tile against the reference
   Sel s{{0, 0}, {1, 1}, {1000, 700}};
   for (Op op : {Op::Sum, Op::Var, Op::ArgMin}) compare_op(big, s, op, 3, "big");
+}
+
+TEST_CASE("partial folds on big tiles: row batches, units split mid-row, segments, every op and dtype") {
+  // Tiles over kUnitElems elements whose rows do not divide it: units end in the middle of a
+  // row, so row batches break and block counts differ between the outputs of one block.
+  struct Shape { std::vector<uint64_t> shape, chunk; std::vector<uint32_t> masks; };
+  const Shape shapes[] = {
+      {{700, 300}, {700, 300}, {1, 2}},
+      {{40, 30, 200}, {40, 30, 200}, {1, 2, 3, 4, 5, 6}},
+      {{900, 70}, {256, 64}, {1, 2}},  // several groups and reduced tiles, clipped edges
+  };
+  uint64_t seed = 500;
+  for (const Shape& sh : shapes)
+    for (DType dt : {DType::F32, DType::F64, DType::F16, DType::I32, DType::U8, DType::I64, DType::U16}) {
+      const bool fl = dtype_is_float(dt);
+      for (int specials = 0; specials < (fl ? 2 : 1); ++specials) {
+        Dense d = make_dense(dt, sh.shape, seed++, specials);
+        Sel full;
+        for (uint64_t c : sh.shape) full.start.push_back(0), full.step.push_back(1), full.count.push_back(c);
+        Sel strided = full;
+        strided.start[0] = 1, strided.step[0] = 2, strided.count[0] = (sh.shape[0] - 1) / 2;
+        strided.step.back() = 3, strided.count.back() = sh.shape.back() / 3;
+        for (const Sel* s : {&full, &strided})
+          for (Op op : kStreamingOps)
+            for (uint32_t m : sh.masks) {
+              if (op == Op::Product && !fl) continue;
+              const double fill = fl ? (specials ? NAN : double(d.vals[3])) : double(d.vals[5]);
+              compare_op(d, *s, op, m, "big tiles", fill, 0, sh.chunk);
+            }
+      }
+    }
+}
+
+TEST_CASE("partial folds are bit-identical for threads 1, 2, 3, 8 (dtypes, NaN, 3-d masks)") {
+  for (DType dt : {DType::F64, DType::I32, DType::F32}) {
+    Dense d = make_dense(dt, {60, 50, 90}, 77, dtype_is_float(dt));
+    for (auto chunk : {std::vector<uint64_t>{60, 50, 90}, std::vector<uint64_t>{16, 20, 32}}) {
+      MemSource src(dt, d.shape, chunk, d.bytes);
+      for (Op op : {Op::Sum, Op::Mean, Op::NanMean, Op::Var, Op::NanStd, Op::Min, Op::Max, Op::ArgMin, Op::Product,
+                    Op::NanCount, Op::NormL1})
+        for (uint32_t m : {1u, 2u, 3u, 4u, 5u, 6u}) {
+          Sel s{{0, 0, 0}, {1, 1, 1}, {60, 50, 90}};
+          QueryPlan p = make_plan(d, s, op, m);
+          const auto ref = run_bytes(src, p, 1);
+          for (uint32_t t : {2u, 3u, 8u}) CHECK(run_bytes(src, p, t) == ref);
+        }
+    }
+  }
+}
+
+namespace {
+// numpy.quantile(x, q) (method 'linear') from its definition on a sorted copy: NaN if any NaN;
+// virtual index q*(n-1), a = y[floor], b = y[floor+1], numpy's _lerp(a, b, t).
+template <class T> double numpy_quantile(std::vector<T> y, double q) {
+  for (const T& v : y)
+    if (v != v) return NAN;
+  std::sort(y.begin(), y.end());
+  const double virt = q * double(y.size() - 1);
+  const double f = std::floor(virt);
+  const size_t k = size_t(f);
+  const double a = double(y[k]);
+  if (k + 1 >= y.size()) return a;
+  const double b = double(y[k + 1]), t = virt - f;
+  const double diff = b - a;
+  return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
+}
+
+template <class T> void check_quantiles(const std::vector<T>& x, const char* what) {
+  for (double q : {0.0, 0.3, 0.5, 0.999, 1.0, 1.0 / 3}) {
+    const double want = numpy_quantile(x, q);
+    for (uint32_t threads : {1u, 2u, 0u}) {
+      uint32_t used = 0;
+      const double got = exec::parallel_quantile<T>(x.data(), x.size(), q, threads, {}, used);
+      const bool ok = (want != want) ? got != got : got == want;
+      if (!ok) {
+        ++tet_test::failures();
+        std::printf("  quantile %s q %.4f threads %u: got %.17g want %.17g\n", what, q, threads, got, want);
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("parallel median/quantile equal a sort-based numpy model (duplicates, NaN, inf, all equal)") {
+  const size_t n = (size_t(1) << 20) + 12345;  // above the small-input cutoff
+  std::mt19937_64 rng(2024);
+  std::normal_distribution<double> nd(3, 2);
+  {
+    std::vector<float> x(n);
+    for (auto& v : x) v = float(nd(rng));
+    check_quantiles(x, "f32 normal");
+    for (size_t i = 0; i < n; i += 7) x[i] = (i / 7) % 2 ? INFINITY : -INFINITY;  // ~14% +-inf
+    check_quantiles(x, "f32 with inf");
+    for (size_t i = 0; i < n; i += 5) x[i] = (i / 5) % 2 ? 0.0f : -0.0f;
+    check_quantiles(x, "f32 with signed zeros");
+    x[n / 3] = NAN;
+    check_quantiles(x, "f32 with NaN");
+  }
+  {
+    std::vector<double> x(n);
+    for (auto& v : x) v = std::round(nd(rng) * 10) / 10;  // heavy duplicates
+    check_quantiles(x, "f64 duplicates");
+    std::vector<double> eq(n, 2.5);
+    check_quantiles(eq, "f64 all equal");
+    std::vector<double> asc(n);
+    for (size_t i = 0; i < n; ++i) asc[i] = double(i) * 0.25;
+    check_quantiles(asc, "f64 ascending");
+    // The fixed-stride sample sees only one value: the bracket misses and radix select decides.
+    std::vector<double> trap(n);
+    for (auto& v : trap) v = nd(rng);
+    const size_t m = size_t(1) << 18;
+    for (size_t i = 0; i < m; ++i) trap[i * n / m] = 1000.0;
+    check_quantiles(trap, "f64 sample trap");
+  }
+  {
+    std::vector<int32_t> x(n);
+    for (auto& v : x) v = int32_t(rng() % 2001) - 1000;
+    check_quantiles(x, "i32 small range");
+    for (auto& v : x) v = int32_t(uint32_t(rng()));
+    check_quantiles(x, "i32 full range");
+    std::vector<uint8_t> u(n);
+    for (auto& v : u) v = uint8_t(rng() % 3);
+    check_quantiles(u, "u8 three values");
+    std::vector<int64_t> big(n);
+    for (auto& v : big) v = int64_t(rng() >> 1) - (int64_t(1) << 62);
+    check_quantiles(big, "i64 wide");
+    std::vector<uint16_t> h(n);
+    for (auto& v : h) v = uint16_t(rng());
+    check_quantiles(h, "u16");
+  }
+  {
+    // Radix select to the last bit: the sample sees only 7s (bracket misses) and one top-bits
+    // bucket holds more than the gather limit; rank k is the last 0, so k + 1 is found in the
+    // next bucket (the 1s).
+    const size_t big = 5000000, m = size_t(1) << 18;
+    std::vector<int32_t> x(big, 1);
+    std::vector<uint8_t> sampled(big, 0);
+    for (size_t i = 0; i < m; ++i) sampled[i * big / m] = 1, x[i * big / m] = 7;
+    size_t zeros = 0;
+    const size_t k = (big - 1) / 2;
+    for (size_t i = 0; i < big && zeros < k + 1; ++i)
+      if (!sampled[i]) x[i] = 0, ++zeros;
+    uint32_t used = 0;
+    CHECK(exec::parallel_quantile<int32_t>(x.data(), x.size(), 0.5, 0, {}, used) == numpy_quantile(x, 0.5));
+    CHECK(numpy_quantile(x, 0.5) == 0.5);
+    CHECK(exec::parallel_quantile<int32_t>(x.data(), x.size(), 0.25, 0, {}, used) == numpy_quantile(x, 0.25));
+    CHECK(exec::parallel_quantile<int32_t>(x.data(), x.size(), 0.99, 0, {}, used) == numpy_quantile(x, 0.99));
+  }
+  // through execute (materialize + scalar median), f32 [1100, 1000] in 4 tiles
+  Dense d = make_dense(DType::F32, {1100, 1000}, 31, false);
+  MemSource src(DType::F32, d.shape, {600, 512}, d.bytes);
+  std::vector<float> all(d.vals.begin(), d.vals.end());
+  for (Op op : {Op::Median, Op::Quantile}) {
+    Sel s{{0, 0}, {1, 1}, {1100, 1000}};
+    QueryPlan p = make_plan(d, s, op, 3);
+    p.q = 0.7;
+    QueryResult r = execute(src, p, {});
+    double got;
+    std::memcpy(&got, r.values.bytes.data(), 8);
+    CHECK(got == numpy_quantile(all, op == Op::Median ? 0.5 : 0.7));
+  }
 }
 
 TEST_CASE("var/std have no cancellation on data with a large mean") {
