@@ -162,14 +162,29 @@ describe('TetFile.query on real files never throws anything but TetError', () =>
       if (real) d.dataset = f.datasets[k % f.datasets.length]!.name;
       return { f, d, preview };
     });
+    // Mostly-valid documents too, so execution (not just validation) is exercised every run.
+    const likelyValid = fc.tuple(fc.nat(), fc.constantFrom(...OPS, 'none'), fc.nat(), fc.nat({ max: 200 })).map(([k, op, r, preview]) => {
+      const f = files[k % files.length]!;
+      const ds = f.datasets[k % f.datasets.length]!;
+      const selection = ds.shape.map((n, a) => ({ start: (r >> a) % n, stop: n, step: 1 + ((r >> (a + 3)) % 3) }));
+      const d: Record<string, unknown> = { dataset: ds.name, selection };
+      if (op !== 'none') d[op] = r % 2 ? [] : [(r >> 4) % ds.shape.length];
+      return { f, d, preview };
+    });
     let resolved = 0;
-    await fc.assert(fc.asyncProperty(withRealNames, async ({ f, d, preview }) => {
+    const codes = new Map<string, number>();
+    await fc.assert(fc.asyncProperty(fc.oneof(withRealNames, likelyValid), async ({ f, d, preview }) => {
       await onlyTetErrorsAsync(async () => {
-        await f.query(d, { preview });
-        resolved++;
+        try {
+          await f.query(d, { preview });
+          resolved++;
+        } catch (e) {
+          codes.set((e as TetError).code, (codes.get((e as TetError).code) ?? 0) + 1);
+          throw e;
+        }
       });
       await onlyTetErrorsAsync(async () => f.query(JSON.stringify(d)));
     }), { numRuns: RUNS });
-    expect(resolved).toBeGreaterThan(0);
+    expect(resolved, `no query resolved; errors: ${JSON.stringify([...codes])}`).toBeGreaterThan(0);
   }, 120_000);
 });
