@@ -360,7 +360,7 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
   for (const AxisPiece& pc : sel.pieces[last]) max_run = std::max(max_run, pc.n);
   TileCache cache(run.fetcher);
   const bool arg = is_arg(plan.op);
-  const bool blocked = !last_reduced && pop.blocked(), two_pass = !last_reduced && pop.two_pass();
+  const bool blocked = !last_reduced && pop.blocked();
 
   pool.parallel_for(tasks.size(), threads, [&](uint64_t ti, uint32_t slot) {
     const Task& task = tasks[ti];
@@ -403,24 +403,22 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
       uint64_t fibs[fold::kMaxRows];
       size_t bk = 0;
       uint64_t bj0 = 0, bn = 0;
-      auto flush_batch = [&](int pass) {
+      auto flush_batch = [&] {
         if (bk == 0) return;
-        if (pass == 1) pop.rows(st, blk, bj0, xs, fibs, bk, bn);
-        else pop.rows2(blk, bj0, xs, bk, bn);
+        pop.rows(st, blk, bj0, xs, fibs, bk, bn);
         bk = 0;
       };
-      auto scan = [&](uint64_t e0, uint64_t e1, int pass) {
+      auto scan = [&](uint64_t e0, uint64_t e1) {
         Selection::for_each_run(ts, nd, e0, e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
           const uint64_t j0 = box_index(idx);
-          if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || n != bn)) flush_batch(pass);
+          if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || n != bn)) flush_batch();
           uint64_t fib = 0;
-          if (pass == 1)
-            for (uint32_t a : reduced) fib += (ts.sel0[a] + idx[a]) * fib_stride[a];
+          for (uint32_t a : reduced) fib += (ts.sel0[a] + idx[a]) * fib_stride[a];
           xs[bk] = load(off, n, bk);
           fibs[bk] = fib;
           bj0 = j0, bn = n, ++bk;
         });
-        flush_batch(pass);
+        flush_batch();
       };
       // every unit of this tile inside this task
       uint64_t w = u;
@@ -436,11 +434,7 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
               pop.merge_acc(st, box_index(idx), b);
             });
           } else {
-            scan(units[w].e0, units[w].e1, 1);
-          }
-          if (two_pass) {
-            pop.mid(blk);
-            scan(units[w].e0, units[w].e1, 2);
+            scan(units[w].e0, units[w].e1);
           }
           if (blocked) pop.flush(st, blk);
           if (shared) cache.release(ts.linear_chunk);

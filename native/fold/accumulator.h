@@ -102,15 +102,10 @@ template <class T> class FoldOp {
         a.nan |= m.has_nan;
         break;
       }
-      case Op::Var: case Op::Std: {
+      case Op::Var: case Op::Std:
         a.n -= n;
-        double mean;
-        if (kFloat) mean = lane_sum(x, n, Xform::Identity, 0, isa_) / double(n);
-        else mean = double(int_sum_of(x, n)) / double(n);
-        const double m2 = lane_sum(x, n, Xform::SquaredDeviation, mean, isa_);
-        chan_merge(a.n, a.mean, a.m2, n, mean, m2);
+        var_blocks(a, x, n);
         break;
-      }
       case Op::NanMean:
         if (kFloat && min_max(x, n, isa_).has_nan) {
           a.n -= n;
@@ -127,11 +122,7 @@ template <class T> class FoldOp {
           for (size_t i = 0; i < n; ++i) one(a, x[i], 0);
           break;
         }
-        double mean;
-        if (kFloat) mean = lane_sum(x, n, Xform::Identity, 0, isa_) / double(n);
-        else mean = double(int_sum_of(x, n)) / double(n);
-        const double m2 = lane_sum(x, n, Xform::SquaredDeviation, mean, isa_);
-        chan_merge(a.n, a.mean, a.m2, n, mean, m2);
+        var_blocks(a, x, n);
         break;
       }
       case Op::Product:
@@ -152,17 +143,29 @@ template <class T> class FoldOp {
         else { for (size_t i = 0; i < n; ++i) a.cnt += x[i] == fill_t_; }
         break;
       case Op::ArgMin: case Op::ArgMax: {
-        const MinMax<T> m = min_max(x, n, isa_);
+        // One pass of chunk extrema: the first chunk holding the block's extremum (or the first
+        // NaN) is then scanned for the first matching position while it is still in cache.
+        constexpr size_t kChunk = 2048;
         Acc<T> b;
-        if (m.has_nan) {
-          size_t i = 0;
-          while (x[i] == x[i]) ++i;
-          b.nan = true, b.idx = i;
-        } else {
-          const T want = op_ == Op::ArgMin ? m.lo : m.hi;
-          size_t i = 0;
-          while (!(x[i] == want)) ++i;
-          b.best = x[i], b.idx = i;
+        size_t at = SIZE_MAX;
+        for (size_t c = 0; c < n; c += kChunk) {
+          const size_t m = n - c < kChunk ? n - c : kChunk;
+          const MinMax<T> mm = min_max(x + c, m, isa_);
+          if (mm.has_nan) {
+            size_t i = c;
+            while (x[i] == x[i]) ++i;
+            b = Acc<T>();
+            b.nan = true, b.idx = i;
+            at = SIZE_MAX;
+            break;
+          }
+          const T want = op_ == Op::ArgMin ? mm.lo : mm.hi;
+          if (at == SIZE_MAX || (op_ == Op::ArgMin ? want < b.best : want > b.best)) b.best = want, at = c;
+        }
+        if (at != SIZE_MAX) {
+          size_t i = at;
+          while (!(x[i] == b.best)) ++i;
+          b.idx = i;
         }
         merge_arg(a, b);
         break;
@@ -326,6 +329,19 @@ template <class T> class FoldOp {
     if constexpr (std::is_integral<T>::value) return int_sum(x, n, isa_);
     (void)x, (void)n;
     return 0;
+  }
+  // Two-pass mean / M2 over sub-blocks small enough that the second pass reads from L1,
+  // Chan-merged in order (the sub-block split depends only on n).
+  void var_blocks(Acc<T>& a, const T* x, size_t n) const {
+    constexpr size_t kSub = 4096;
+    for (size_t b = 0; b < n; b += kSub) {
+      const size_t m = n - b < kSub ? n - b : kSub;
+      double mean;
+      if (kFloat) mean = lane_sum(x + b, m, Xform::Identity, 0, isa_) / double(m);
+      else mean = double(int_sum_of(x + b, m)) / double(m);
+      const double m2 = lane_sum(x + b, m, Xform::SquaredDeviation, mean, isa_);
+      chan_merge(a.n, a.mean, a.m2, m, mean, m2);
+    }
   }
   // Order-independent: the first NaN wins, else the extremum with the smallest index.
   void merge_arg(Acc<T>& a, const Acc<T>& b) const {

@@ -3,10 +3,11 @@
 // inner run (out[j] op= x[j], SIMD-friendly), by per-run accumulators (reduced last axis), or by
 // merging another box state (segments, in a fixed order).
 //
-// Sums and var/std go through a block: a unit's rows accumulate into plain f64 block arrays
-// (var/std: two passes, block mean then squared deviations), and each block is then folded into
-// the state once per element with a Neumaier add (sums) or Chan's merge (count, mean, M2).
-// Everything is element-wise, so the results do not depend on the ISA or the thread count.
+// Sums go through a block: a unit's rows accumulate into plain f64 block arrays, folded into the
+// state once per element with a Neumaier add at the end of the unit. Var/std treat each batch of
+// up to kMaxRows rows as a two-pass block (mean, then squared deviations) merged per element with
+// Chan's formula. Everything is element-wise and batches depend on the plan only, so results do
+// not depend on the ISA or the thread count.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -25,7 +26,7 @@ namespace fold {
 
 template <class T> struct PState {
   std::vector<double> s, c, n;  // sums: Neumaier sum / compensation (n: nan_mean count)
-                                // var/std: mean / M2 / count; product: s
+                                // var/std: s mean, c M2, n count; product: s
   std::vector<__int128> isum;   // exact integer sums
   std::vector<T> v;             // min / max extremum, arg best
   std::vector<uint64_t> u;      // counters, arg index
@@ -35,13 +36,12 @@ template <class T> struct PState {
 
 // Block scratch (one per worker): sized to the largest box, all zero between blocks.
 struct PBlock {
-  std::vector<double> s, n, m, q, d;  // d: run-count difference array (var), len + 1
+  std::vector<double> s, n;
   std::vector<int64_t> i;
   std::vector<std::pair<uint64_t, uint64_t>> runs;  // [begin, end) box ranges touched
-  void reserve(size_t len, bool sum, bool count, bool var, bool isum) {
+  void reserve(size_t len, bool sum, bool count, bool isum) {
     if (sum && s.size() < len) s.resize(len, 0.0);
     if (count && n.size() < len) n.resize(len, 0.0);
-    if (var && m.size() < len) m.resize(len, 0.0), q.resize(len, 0.0), d.resize(len + 1, 0.0);
     if (isum && i.size() < len) i.resize(len, 0);
   }
   // Sorts and coalesces the touched ranges into disjoint ones.
@@ -96,12 +96,9 @@ template <class T> class PartialOp {
   }
   // The block arrays this op uses (sum, count, var, int).
   void reserve_block(PBlock& b, size_t len) const {
-    b.reserve(len, kind_ == K::Sum || kind_ == K::NanSum || kind_ == K::Var || kind_ == K::NanVar,
-              kind_ == K::NanSum || kind_ == K::Var || kind_ == K::NanVar, kind_ == K::Var || kind_ == K::NanVar,
-              kind_ == K::SmallInt);
+    b.reserve(len, kind_ == K::Sum || kind_ == K::NanSum, kind_ == K::NanSum, kind_ == K::SmallInt);
   }
-  bool blocked() const { return kind_ == K::Sum || kind_ == K::NanSum || kind_ == K::SmallInt || two_pass(); }
-  bool two_pass() const { return kind_ == K::Var || kind_ == K::NanVar; }
+  bool blocked() const { return kind_ == K::Sum || kind_ == K::NanSum || kind_ == K::SmallInt; }
 
   void init(PState<T>& st, size_t len) const {
     st.len = len;
@@ -128,10 +125,9 @@ template <class T> class PartialOp {
       case K::Sum:
         rk_->add(b.s.data() + j0, xs, k, n, op_ == Op::NormL1 ? Xform::Abs : op_ == Op::NormL2 ? Xform::Square : Xform::Identity);
         break;
-      case K::NanSum: case K::NanVar: rk_->add_nan(b.s.data() + j0, b.n.data() + j0, xs, k, n); break;
-      case K::Var:  // counts: mid()
-        rk_->add(b.s.data() + j0, xs, k, n, Xform::Identity);
-        for (size_t i = 0; i < k; ++i) b.runs.emplace_back(j0, j0 + n);
+      case K::NanSum: rk_->add_nan(b.s.data() + j0, b.n.data() + j0, xs, k, n); break;
+      case K::Var: case K::NanVar:  // the batch is a two-pass block, Chan-merged per element
+        rk_->var(st.n.data() + j0, st.s.data() + j0, st.c.data() + j0, xs, k, n, kind_ == K::NanVar);
         return;
       case K::SmallInt: rk_->isum(b.i.data() + j0, xs, k, n); break;
       case K::Ext: rk_->ext(st.v.data() + j0, kFloat ? st.f.data() + j0 : nullptr, xs, k, n, op_ == Op::Min); return;
@@ -160,30 +156,10 @@ template <class T> class PartialOp {
     b.runs.emplace_back(j0, j0 + n);
   }
 
-  // Two-pass ops, between the passes: block means of the touched elements (b.runs coalesced).
-  void mid(PBlock& b) const {
-    if (kind_ == K::Var) {  // every row counts: per-element counts are run coverage counts
-      for (const auto& r : b.runs) b.d[r.first] += 1.0, b.d[r.second] -= 1.0;
-      b.coalesce();
-      for (const auto& r : b.runs) {
-        double c = 0;
-        for (size_t j = r.first; j < r.second; ++j) c += b.d[j], b.d[j] = 0.0, b.n[j] = c;
-        b.d[r.second] = 0.0;
-      }
-    } else {
-      b.coalesce();
-    }
-    for (const auto& r : b.runs)
-      for (size_t j = r.first; j < r.second; ++j) b.m[j] = b.n[j] > 0 ? b.s[j] / b.n[j] : 0.0;
-  }
-  // Pass 2 of two-pass ops: squared deviations from the block mean.
-  void rows2(PBlock& b, size_t j0, const T* const* xs, size_t k, size_t n) const {
-    rk_->sqdev(b.q.data() + j0, b.m.data() + j0, xs, k, n, kind_ == K::NanVar);
-  }
   // Folds the block into the state (once per touched element) and zeroes it.
   void flush(PState<T>& st, PBlock& b) const {
     if (b.runs.empty()) return;
-    if (!two_pass()) b.coalesce();
+    b.coalesce();
     for (const auto& r : b.runs) {
       const size_t j0 = r.first, n = r.second - r.first;
       switch (kind_) {
@@ -203,13 +179,6 @@ template <class T> class PartialOp {
           int64_t* bi = b.i.data() + j0;
           __int128* s = st.isum.data() + j0;
           for (size_t j = 0; j < n; ++j) s[j] += bi[j], bi[j] = 0;
-          break;
-        }
-        case K::Var: case K::NanVar: {
-          for (size_t j = j0; j < j0 + n; ++j) {
-            if (b.n[j] > 0) chan_merge_d(st.n[j], st.s[j], st.c[j], b.n[j], b.m[j], b.q[j]);
-            b.s[j] = b.n[j] = b.m[j] = b.q[j] = 0.0;
-          }
           break;
         }
         default: break;

@@ -76,27 +76,6 @@ template <class T> TET_INLINE void add_nan_body(double* s, double* c, const T* c
   TET_BY_ROWS(k, (add_nan_k<T, K>(s, c, xs, n)))
 }
 
-template <class T, bool NanSkip, size_t K>
-TET_INLINE void sqdev_k(double* __restrict q, const double* __restrict m, const T* const* xs, size_t n) {
-  const T* __restrict r[K];
-  for (size_t i = 0; i < K; ++i) r[i] = xs[i];
-  for (size_t j = 0; j < n; ++j) {
-    double a = q[j];
-    const double mj = m[j];
-    for (size_t i = 0; i < K; ++i) {
-      const double v = static_cast<double>(r[i][j]);
-      const double d = NanSkip ? (v == v ? v - mj : 0.0) : v - mj;
-      a += d * d;
-    }
-    q[j] = a;
-  }
-}
-
-template <class T> TET_INLINE void sqdev_body(double* q, const double* m, const T* const* xs, size_t k, size_t n, bool nan_skip) {
-  if (nan_skip) { TET_BY_ROWS(k, (sqdev_k<T, true, K>(q, m, xs, n))) }
-  else { TET_BY_ROWS(k, (sqdev_k<T, false, K>(q, m, xs, n))) }
-}
-
 template <class T, bool Min, size_t K> TET_INLINE void ext_k(T* __restrict e, uint8_t* __restrict f, const T* const* xs, size_t n) {
   const T* __restrict r[K];
   for (size_t i = 0; i < K; ++i) r[i] = xs[i];
@@ -133,6 +112,48 @@ template <class T> TET_INLINE void isum_body(int64_t* s, const T* const* xs, siz
   TET_BY_ROWS(k, (isum_k<T, K>(s, xs, n)))
 }
 
+template <class T, bool NanSkip, size_t K>
+TET_INLINE void var_k(double* __restrict cnt, double* __restrict mean, double* __restrict m2, const T* const* xs, size_t n) {
+  const T* __restrict r[K];
+  for (size_t i = 0; i < K; ++i) r[i] = xs[i];
+  for (size_t j = 0; j < n; ++j) {
+    double s = 0, c = 0;
+    for (size_t i = 0; i < K; ++i) {
+      const double v = static_cast<double>(r[i][j]);
+      if (NanSkip) {
+        const bool ok = v == v;
+        s += ok ? v : 0.0;
+        c += ok ? 1.0 : 0.0;
+      } else {
+        s += v;
+      }
+    }
+    if (!NanSkip) c = double(K);
+    const double mb = c > 0 ? s / c : 0.0;
+    double q = 0;
+    for (size_t i = 0; i < K; ++i) {
+      const double v = static_cast<double>(r[i][j]);
+      const double d = NanSkip ? (v == v ? v - mb : 0.0) : v - mb;
+      q += d * d;
+    }
+    // Chan: (na, ma, m2a) + (c, mb, q); an empty side takes the other unchanged
+    const double na = cnt[j], ma = mean[j], m2a = m2[j];
+    const double nn = na + c;
+    const double delta = mb - ma;
+    const double w = nn > 0 ? c / nn : 0.0;
+    const double cross = na > 0 && c > 0 ? delta * delta * (na * w) : 0.0;
+    mean[j] = na == 0 ? mb : (c == 0 ? ma : ma + delta * w);
+    m2[j] = na == 0 ? q : (c == 0 ? m2a : m2a + q + cross);
+    cnt[j] = nn;
+  }
+}
+
+template <class T>
+TET_INLINE void var_body(double* cnt, double* mean, double* m2, const T* const* xs, size_t k, size_t n, bool nan_skip) {
+  if (nan_skip) { TET_BY_ROWS(k, (var_k<T, true, K>(cnt, mean, m2, xs, n))) }
+  else { TET_BY_ROWS(k, (var_k<T, false, K>(cnt, mean, m2, xs, n))) }
+}
+
 #define TET_ROW_ISA(SUFFIX, ATTR)                                                                          \
   template <class T> ATTR __attribute__((noinline)) void add_##SUFFIX(double* s, const T* const* x, size_t k, size_t n, Xform f) { \
     add_body<T>(s, x, k, n, f);                                                                            \
@@ -142,18 +163,18 @@ template <class T> TET_INLINE void isum_body(int64_t* s, const T* const* xs, siz
     add_nan_body<T>(s, c, x, k, n);                                                                        \
   }                                                                                                        \
   template <class T>                                                                                       \
-  ATTR __attribute__((noinline)) void sqdev_##SUFFIX(double* q, const double* m, const T* const* x, size_t k, size_t n, bool ns) { \
-    sqdev_body<T>(q, m, x, k, n, ns);                                                                      \
-  }                                                                                                        \
-  template <class T>                                                                                       \
   ATTR __attribute__((noinline)) void ext_##SUFFIX(T* e, uint8_t* f, const T* const* x, size_t k, size_t n, bool mn) { \
     ext_body<T>(e, f, x, k, n, mn);                                                                        \
   }                                                                                                        \
   template <class T> ATTR __attribute__((noinline)) void isum_##SUFFIX(int64_t* s, const T* const* x, size_t k, size_t n) { \
     isum_body<T>(s, x, k, n);                                                                              \
   }                                                                                                        \
-  template <class T> const RowKernels<T> kRows_##SUFFIX = {add_##SUFFIX<T>, add_nan_##SUFFIX<T>, sqdev_##SUFFIX<T>, \
-                                                           ext_##SUFFIX<T>, isum_##SUFFIX<T>};
+  template <class T>                                                                                       \
+  ATTR __attribute__((noinline)) void var_##SUFFIX(double* c, double* m, double* q, const T* const* x, size_t k, size_t n, bool ns) { \
+    var_body<T>(c, m, q, x, k, n, ns);                                                                     \
+  }                                                                                                        \
+  template <class T> const RowKernels<T> kRows_##SUFFIX = {add_##SUFFIX<T>, add_nan_##SUFFIX<T>, \
+                                                           ext_##SUFFIX<T>, isum_##SUFFIX<T>, var_##SUFFIX<T>};
 
 #define TET_NOATTR
 TET_ROW_ISA(scalar, TET_NOATTR)

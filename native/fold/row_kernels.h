@@ -20,12 +20,13 @@ template <class T> struct RowKernels {
   void (*add)(double* s, const T* const* xs, size_t k, size_t n, Xform f);
   // NaN-skipping: s[j] += x[j] and c[j] += 1 for non-NaN x[j].
   void (*add_nan)(double* s, double* c, const T* const* xs, size_t k, size_t n);
-  // q[j] += (x[j] - m[j])^2 (nan_skip: NaN elements add nothing).
-  void (*sqdev)(double* q, const double* m, const T* const* xs, size_t k, size_t n, bool nan_skip);
   // e[j] = min/max(e[j], x[j]) over non-NaN x; f[j] |= isnan(x[j]) (floats, f may be null).
   void (*ext)(T* e, uint8_t* f, const T* const* xs, size_t k, size_t n, bool is_min);
   // s[j] += x[j] (integers of at most 32 bits, exact in int64 for < 2^31 rows per block).
   void (*isum)(int64_t* s, const T* const* xs, size_t k, size_t n);
+  // Variance: the k rows form a block per element (count c, two-pass mean and M2, NaN skipped
+  // with nan_skip) merged into (cnt[j], mean[j], m2[j]) with Chan's formula.
+  void (*var)(double* cnt, double* mean, double* m2, const T* const* xs, size_t k, size_t n, bool nan_skip);
 };
 
 template <class T> const RowKernels<T>& row_kernels(Isa isa);

@@ -128,19 +128,37 @@ template <class T> void check_row_kernels(Isa isa) {
         }
       for (size_t j = 0; j < n; ++j) CHECK(same_bits(got[j], want[j]));
     }
-    std::vector<double> s(n, 1.0), c(n, 2.0), ws(n, 1.0), wc(n, 2.0), m(n), q(n, 0.25), wq(n, 0.25);
+    std::vector<double> s(n, 1.0), c(n, 2.0), ws(n, 1.0), wc(n, 2.0);
     rk.add_nan(s.data(), c.data(), xs.data(), k, n);
-    for (size_t j = 0; j < n; ++j) m[j] = double(j) - 30.5;
     for (bool skip : {false, true}) {
-      std::fill(q.begin(), q.end(), 0.25), std::fill(wq.begin(), wq.end(), 0.25);
-      rk.sqdev(q.data(), m.data(), xs.data(), k, n, skip);
-      for (size_t i = 0; i < k; ++i)
-        for (size_t j = 0; j < n; ++j) {
+      // state: element j starts empty (j % 3 == 0) or with (2, 1.5, 0.75)
+      std::vector<double> gc(n), gm(n), g2(n);
+      for (size_t j = 0; j < n; ++j) gc[j] = j % 3 ? 2.0 : 0.0, gm[j] = j % 3 ? 1.5 : 0.0, g2[j] = j % 3 ? 0.75 : 0.0;
+      std::vector<double> wc2 = gc, wm = gm, w2 = g2;
+      rk.var(gc.data(), gm.data(), g2.data(), xs.data(), k, n, skip);
+      for (size_t j = 0; j < n; ++j) {
+        double s1 = 0, c1 = 0;
+        for (size_t i = 0; i < k; ++i) {
           const double v = double(rows[i][j]);
-          const double d = skip && v != v ? 0.0 : v - m[j];
-          wq[j] += d * d;
+          if (!(skip && v != v)) s1 += v, c1 += 1;
         }
-      for (size_t j = 0; j < n; ++j) CHECK(same_bits(q[j], wq[j]));
+        const double mb = c1 > 0 ? s1 / c1 : 0.0;
+        double q2 = 0;
+        for (size_t i = 0; i < k; ++i) {
+          const double v = double(rows[i][j]);
+          if (!(skip && v != v)) q2 += (v - mb) * (v - mb);
+        }
+        if (c1 > 0) {
+          if (wc2[j] == 0) wc2[j] = c1, wm[j] = mb, w2[j] = q2;
+          else {
+            const double nn = wc2[j] + c1, delta = mb - wm[j], w = c1 / nn;
+            w2[j] = w2[j] + q2 + delta * delta * (wc2[j] * w);
+            wm[j] = wm[j] + delta * w;
+            wc2[j] = nn;
+          }
+        }
+        CHECK(same_bits(gc[j], wc2[j]) && same_bits(gm[j], wm[j]) && same_bits(g2[j], w2[j]));
+      }
     }
     for (size_t i = 0; i < k; ++i)
       for (size_t j = 0; j < n; ++j) {
