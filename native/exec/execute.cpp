@@ -183,6 +183,19 @@ class Executor {
   }
 
   template <class S, class T> void materialize_and_run() {
+    if ((plan_.op == Op::Median || plan_.op == Op::Quantile) && scalar() &&
+        plan_.strategy != Strategy::TempSpillMaterialize) {
+      // Selection over the tiles in place: no selection-sized buffer. (An explicit temp spill
+      // still materializes into its temp file.)
+      if (plan_.preview_max > 0) preview_capped<S, T>();
+      check_cancel(ctx_);
+      const TileInput<S, T> in(sel_, fetcher_, src_, plan_.dataset_id);
+      uint32_t used = 1;
+      set_f64(1);
+      put_f64(0, quantile_of<T>(in, plan_.op == Op::Median ? 0.5 : plan_.q, plan_.threads, ctx_, used));
+      res_.stats.threads_used = std::max(res_.stats.threads_used, used);
+      return;
+    }
     const uint64_t bytes = sel_.elements * sizeof(T);
     Mapping m;
     T* buf;

@@ -592,18 +592,31 @@ TEST_CASE("parallel median/quantile equal a sort-based numpy model (duplicates, 
     CHECK(exec::parallel_quantile<int32_t>(x.data(), x.size(), 0.25, 0, {}, used) == numpy_quantile(x, 0.25));
     CHECK(exec::parallel_quantile<int32_t>(x.data(), x.size(), 0.99, 0, {}, used) == numpy_quantile(x, 0.99));
   }
-  // through execute (materialize + scalar median), f32 [1100, 1000] in 4 tiles
-  Dense d = make_dense(DType::F32, {1100, 1000}, 31, false);
-  MemSource src(DType::F32, d.shape, {600, 512}, d.bytes);
-  std::vector<float> all(d.vals.begin(), d.vals.end());
-  for (Op op : {Op::Median, Op::Quantile}) {
-    Sel s{{0, 0}, {1, 1}, {1100, 1000}};
-    QueryPlan p = make_plan(d, s, op, 3);
-    p.q = 0.7;
-    QueryResult r = execute(src, p, {});
-    double got;
-    std::memcpy(&got, r.values.bytes.data(), 8);
-    CHECK(got == numpy_quantile(all, op == Op::Median ? 0.5 : 0.7));
+  // through execute: tiles read in place (in memory) or a temp-spill buffer; full and strided
+  Dense d = make_dense(DType::F32, {1100, 2000}, 31, false);
+  for (bool copy : {false, true}) {
+    MemSource src(DType::F32, d.shape, {600, 512}, d.bytes, copy);
+    for (const Sel& s : {Sel{{0, 0}, {1, 1}, {1100, 2000}}, Sel{{1, 3}, {1, 2}, {1099, 998}}})
+      for (Op op : {Op::Median, Op::Quantile})
+        for (Strategy st : {Strategy::InMemoryMaterialize, Strategy::TempSpillMaterialize}) {
+          QueryPlan p = make_plan(d, s, op, 3);
+          p.q = 0.7;
+          p.strategy = st;
+          p.temp_dir = "/tmp";
+          p.preview_max = 5;
+          QueryResult r = execute(src, p, {});
+          double got;
+          std::memcpy(&got, r.values.bytes.data(), 8);
+          const auto f = fibers(d, s, 3, nullptr);
+          const std::vector<float> vals(f[0].begin(), f[0].end());
+          CHECK(got == numpy_quantile(vals, op == Op::Median ? 0.5 : 0.7));
+          CHECK(r.preview_length == 5);
+          for (uint64_t i = 0; i < 5 && r.preview.size() == 20; ++i) {
+            float pv;
+            std::memcpy(&pv, &r.preview[i * 4], 4);
+            CHECK(pv == vals[i]);
+          }
+        }
   }
 }
 
