@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-BUILD=$ROOT/build/fuzz
+# TET_FUZZ_DIR moves build + corpora + logs elsewhere (`node-gyp rebuild` wipes build/).
+BUILD=${TET_FUZZ_DIR:-$ROOT/build/fuzz}
 REGRESSIONS=$ROOT/test/fixtures/fuzz-regressions
 if [ -d "$ROOT/shared/conformance/fixtures" ]; then FIXTURES=$ROOT/shared/conformance/fixtures
 else FIXTURES=$ROOT/../shared/conformance/fixtures; fi

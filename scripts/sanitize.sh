@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-BUILD=$ROOT/build/sanitize
+BUILD=${TET_SANITIZE_DIR:-$ROOT/build/sanitize}  # `node-gyp rebuild` wipes build/
 if [ -d "$ROOT/shared/conformance/fixtures" ]; then FIXTURES=$ROOT/shared/conformance/fixtures
 else FIXTURES=$ROOT/../shared/conformance/fixtures; fi
 CXX=${CXX:-c++}
@@ -34,7 +34,8 @@ done
 $CXX $SAN $INC "$ROOT/native/fuzz/leak_loop.cpp" $LIBS -o "$BUILD/leak_loop"
 
 REG=$ROOT/test/fixtures/fuzz-regressions
-corpus() { [ -d "$ROOT/build/fuzz/corpus/$1" ] && echo "$ROOT/build/fuzz/corpus/$1" || true; }
+FUZZ_DIR=${TET_FUZZ_DIR:-$ROOT/build/fuzz}
+corpus() { [ -d "$FUZZ_DIR/corpus/$1" ] && echo "$FUZZ_DIR/corpus/$1" || true; }
 # Decode and plan inputs are not .tet files: they get their own seeds (seed mode) + regressions.
 SEEDS=$BUILD/seeds
 rm -rf "$SEEDS" && mkdir -p "$SEEDS/decode" "$SEEDS/plan"
