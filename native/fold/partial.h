@@ -38,6 +38,8 @@ template <class T> struct PState {
 struct PBlock {
   std::vector<double> s, n;
   std::vector<int64_t> i;
+  std::vector<uint8_t> e;  // arg: batch extrema (T values) and NaN flags, scratch per batch
+  std::vector<uint8_t> ef;
   std::vector<std::pair<uint64_t, uint64_t>> runs;  // [begin, end) box ranges touched
   void reserve(size_t len, bool sum, bool count, bool isum) {
     if (sum && s.size() < len) s.resize(len, 0.0);
@@ -109,7 +111,9 @@ template <class T> class PartialOp {
       case K::NanSum: case K::Var: case K::NanVar: st.s.assign(len, 0.0), st.c.assign(len, 0.0), st.n.assign(len, 0.0); break;
       case K::SmallInt: case K::BigInt: st.isum.assign(len, 0); break;
       case K::Ext: st.v.assign(len, op_ == Op::Min ? lo : hi); if (kFloat) st.f.assign(len, 0); break;
-      case K::Arg: st.v.assign(len, T(0)), st.u.assign(len, UINT64_MAX), st.f.assign(len, 0); break;
+      case K::Arg:  // best starts at the batch-extremum identity, so an empty state always "ties"
+        st.v.assign(len, op_ == Op::ArgMin ? lo : hi), st.u.assign(len, UINT64_MAX), st.f.assign(len, 0);
+        break;
       case K::Prod: st.s.assign(len, 1.0); break;
       case K::Cnt: st.u.assign(len, 0); break;
       default: break;
@@ -138,9 +142,40 @@ template <class T> class PartialOp {
           for (size_t j = 0; j < n; ++j) sum[j] += static_cast<__int128>(x[j]);
         }
         return;
-      case K::Arg:
-        for (size_t i = 0; i < k; ++i) arg_row(st, j0, xs[i], n, fibs[i]);
+      case K::Arg: {
+        // Batch extrema first (vectorised); only elements where the batch may win (or ties,
+        // or NaN) replay the rows in order with the exact rule.
+        if (b.e.size() < n * sizeof(T)) b.e.resize(n * sizeof(T)), b.ef.resize(n);
+        T* ex = reinterpret_cast<T*>(b.e.data());
+        uint8_t* ef = b.ef.data();
+        const T init = op_ == Op::ArgMin
+                           ? (std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max())
+                           : (std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest());
+        std::fill(ex, ex + n, init);
+        std::fill(ef, ef + n, uint8_t(0));
+        rk_->ext(ex, kFloat ? ef : nullptr, xs, k, n, op_ == Op::ArgMin);
+        const T* best = st.v.data() + j0;
+        const uint8_t* nan = st.f.data() + j0;
+        const bool mn = op_ == Op::ArgMin;
+        // mask (in ef): this batch may change element j. An earlier NaN stays unless the batch
+        // has one too; else the batch matters when it has a NaN or its extremum ties or beats
+        // the state (an empty state holds the identity, which every batch ties or beats).
+        for (size_t j = 0; j < n; ++j) {
+          const uint8_t beats = mn ? uint8_t(!(best[j] < ex[j])) : uint8_t(!(best[j] > ex[j]));
+          ef[j] = uint8_t((ef[j] | beats) & (ef[j] | uint8_t(nan[j] == 0)));
+        }
+        for (size_t j = 0; j < n;) {
+          if (j + 8 <= n) {
+            uint64_t w;
+            std::memcpy(&w, ef + j, 8);
+            if (w == 0) { j += 8; continue; }
+          }
+          if (ef[j])
+            for (size_t i = 0; i < k; ++i) arg_row(st, j0 + j, xs[i] + j, 1, fibs[i]);
+          ++j;
+        }
         return;
+      }
       case K::Prod:
         for (size_t i = 0; i < k; ++i) {
           const T* __restrict x = xs[i];
