@@ -1,23 +1,10 @@
-// One body per kernel, compiled for several ISAs through target attributes (the always_inline
-// body inherits the caller's ISA). No fused multiply-add anywhere: contraction would make the
-// SIMD builds round differently from the scalar reference.
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+// Kernels compiled per ISA; see fold/isa_target.h for the conventions.
+#include "fold/isa_target.h"
 #include "fold/kernels.h"
 
 #include <cmath>
 #include <limits>
 #include <type_traits>
-
-#if defined(__x86_64__) || defined(__i386__)
-#define TET_X86 1
-#define TET_AVX2 __attribute__((target("avx2")))
-#define TET_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
-#endif
-#define TET_INLINE inline __attribute__((always_inline))
 
 namespace tet {
 namespace fold {

@@ -1,21 +1,9 @@
-// Row kernels (row_kernels.h): one always_inline body per kernel, wrapped per ISA with target
-// attributes. No fused multiply-add: contraction would make ISAs round differently.
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+// Row kernels (row_kernels.h), compiled per ISA; see fold/isa_target.h for the conventions.
+#include "fold/isa_target.h"
 #include "fold/row_kernels.h"
 
 #include <cmath>
 #include <type_traits>
-
-#if defined(__x86_64__) || defined(__i386__)
-#define TET_X86 1
-#define TET_AVX2 __attribute__((target("avx2")))
-#define TET_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
-#endif
-#define TET_INLINE inline __attribute__((always_inline))
 
 namespace tet {
 namespace fold {
