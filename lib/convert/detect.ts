@@ -1,7 +1,7 @@
 // Source format detection by content: HDF5/NetCDF-4 signature, NetCDF classic magic, Zarr metadata.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { convertError, describe } from './errors';
+import { convertError, describe, openSourceFd } from './errors';
 import type { SourceKind } from './types';
 
 const HDF5_SIGNATURE = Buffer.from([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -63,12 +63,7 @@ export function detectSource(src: string): SourceKind {
     throw convertError('TET_CONVERT_UNKNOWN_FORMAT',
       `${src} is a directory without Zarr metadata: expected zarr.json (v3) or .zgroup/.zarray (v2)`);
   }
-  let fd: number;
-  try {
-    fd = fs.openSync(src, 'r');
-  } catch (err) {
-    throw convertError('TET_CONVERT_OPEN', `cannot open source ${src}: ${describe(err)}`, err);
-  }
+  const fd = openSourceFd(src);
   try {
     const head = Buffer.alloc(8);
     const n = fs.readSync(fd, head, 0, 8, 0);

@@ -1,4 +1,5 @@
 // The one place convert/export build their TetErrors (codes TET_CONVERT_* / TET_EXPORT_*).
+import fs from 'node:fs';
 import { TetError } from '../errors';
 
 export function convertError(code: `TET_CONVERT_${string}` | `TET_EXPORT_${string}`, message: string,
@@ -9,4 +10,13 @@ export function convertError(code: `TET_CONVERT_${string}` | `TET_EXPORT_${strin
 /** Message of an unknown thrown value. */
 export function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Opens a source file read-only; failure is TET_CONVERT_OPEN naming the path. */
+export function openSourceFd(src: string): number {
+  try {
+    return fs.openSync(src, 'r');
+  } catch (err) {
+    throw convertError('TET_CONVERT_OPEN', `cannot open source ${src}: ${describe(err)}`, err);
+  }
 }

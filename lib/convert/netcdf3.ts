@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type { DTypeName, TetTypedArray } from '../types';
 import { jsonAttr } from './attrs';
 import { storageFromBytes, toStorage } from './dtype';
-import { convertError, describe } from './errors';
+import { convertError, describe, openSourceFd } from './errors';
 import type { SourceReader, SourceVariable } from './types';
 
 const NC_DIMENSION = 10;
@@ -181,12 +181,7 @@ class NetcdfClassicReader implements SourceReader {
     readonly globalAttrs: Record<string, unknown>) {}
 
   static open(src: string): NetcdfClassicReader {
-    let fd: number;
-    try {
-      fd = fs.openSync(src, 'r');
-    } catch (err) {
-      throw convertError('TET_CONVERT_OPEN', `cannot open source ${src}: ${describe(err)}`, err);
-    }
+    const fd = openSourceFd(src);
     try {
       const fileLen = fs.fstatSync(fd).size;
       // The header length is not stored: parse growing prefixes until it fits.

@@ -241,6 +241,13 @@ class Executor {
       }
       return b;
     }
+    // Copies fiber `o` of the row-major selection buffer into `out` (resized to fib_len).
+    template <typename T>
+    void gather(const Selection& sel, const T* buf, uint64_t o, std::vector<T>& out) const {
+      out.resize(fib_len);
+      const T* b = buf + base(sel, o);
+      for (uint64_t j = 0; j < fib_len; ++j) out[j] = b[fiber_offsets[j]];
+    }
   };
   Fibers fibers() const {
     Fibers f;
@@ -288,9 +295,7 @@ class Executor {
     pool_.parallel_for(f.out_len, plan_.threads, [&](uint64_t o, uint32_t slot) {
       if ((o & 1023) == 0) check_cancel(ctx_);
       std::vector<T>& t = tmp[slot];
-      t.resize(f.fib_len);
-      const T* b = buf + f.base(sel_, o);
-      for (uint64_t j = 0; j < f.fib_len; ++j) t[j] = b[f.fiber_offsets[j]];
+      f.gather(sel_, buf, o, t);
       put_f64(o, fold::quantile_inplace(t.data(), f.fib_len, q));
     });
   }
@@ -353,9 +358,7 @@ class Executor {
     pool_.parallel_for(f.out_len, plan_.threads, [&](uint64_t o, uint32_t slot) {
       if ((o & 1023) == 0) check_cancel(ctx_);
       std::vector<T>& t = tmp[slot];
-      t.resize(f.fib_len);
-      const T* b = buf + f.base(sel_, o);
-      for (uint64_t j = 0; j < f.fib_len; ++j) t[j] = b[f.fiber_offsets[j]];
+      f.gather(sel_, buf, o, t);
       double lo = plan_.hist_min, hi = plan_.hist_max;
       if (!plan_.hist_range) {
         if (!fold::finite_range(t.data(), f.fib_len, lo, hi)) lo = 0, hi = 1;

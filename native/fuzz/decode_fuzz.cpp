@@ -32,10 +32,7 @@ void write_seeds(const char* out) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  if (const char* out = tet_fuzz::seeds_out()) {
-    write_seeds(out);
-    std::exit(0);
-  }
+  tet_fuzz::write_seeds_and_exit_if_asked(write_seeds);
   return 0;
 }
 

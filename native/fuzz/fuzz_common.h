@@ -124,6 +124,15 @@ inline std::string temp_file_name(const char* tag) {
 // Seed mode: `TET_FUZZ_SEEDS_OUT=<dir> TET_FUZZ_FIXTURES=<dir> ./x_fuzz` writes the target's
 // seeds and exits instead of fuzzing (scripts/fuzz.sh uses it to build each corpus).
 inline const char* seeds_out() { return std::getenv("TET_FUZZ_SEEDS_OUT"); }
+
+// Seed mode (scripts/fuzz.sh): with TET_FUZZ_SEEDS_OUT set, write the target's seed corpus there
+// and exit instead of fuzzing. Called from each target's LLVMFuzzerInitialize.
+inline void write_seeds_and_exit_if_asked(void (*write_seeds)(const char* out)) {
+  if (const char* out = seeds_out()) {
+    write_seeds(out);
+    std::exit(0);
+  }
+}
 inline std::string fixtures_dir() {
   const char* d = std::getenv("TET_FUZZ_FIXTURES");
   return d ? d : "";

@@ -59,10 +59,7 @@ void write_seeds(const char* out) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   g_image = tet_fuzz::writer_sample(tet_fuzz::temp_file_name("plan"));
   g_file = tet::File::from_memory(g_image.data(), g_image.size());
-  if (const char* out = tet_fuzz::seeds_out()) {
-    write_seeds(out);
-    std::exit(0);
-  }
+  tet_fuzz::write_seeds_and_exit_if_asked(write_seeds);
   return 0;
 }
 
