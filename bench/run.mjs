@@ -83,7 +83,7 @@ const caseBytes = (c) => {
 const trials = [];
 const add = (t) => { if (!only || only.test(`${t.caseId} ${t.contender}`)) trials.push(t); };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
-const warmParse = (out) => { const j = JSON.parse(lastLine(out)); return { seconds: median(j.times), result: j.result, extra: j }; };
+const warmParse = (out) => { const j = JSON.parse(lastLine(out)); const { result, ...extra } = j; return { seconds: median(j.times), result, extra }; };
 const trialArgs = (c) => [JSON.stringify(c), String(O.minSeconds), String(O.maxReps)];
 
 for (const dt of ['f32', 'f64', 'i32']) {
