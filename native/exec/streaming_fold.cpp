@@ -200,19 +200,49 @@ template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res) {
         std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return key[a] < key[b]; });
       }
     }
+    // Tasks over `order`: a compressed tile split into several units is one task (decoded once
+    // into the thread's scratch, all its units folded there), so threads decode different tiles
+    // at once; raw tiles keep one task per unit (their views are zero-copy). Units, and so the
+    // partials and their merge order, are the same whoever folds them.
+    const Catalog& cat = run.fetcher.source().catalog();
+    const DatasetInfo& dinfo = cat.datasets[plan.dataset_id];
+    auto decoded = [&](uint64_t lc) {
+      return lc < dinfo.chunk_to_entry.size() && dinfo.chunk_to_entry[lc] < cat.entries.size() &&
+             cat.entries[dinfo.chunk_to_entry[lc]].codec != Codec::Raw;
+    };
+    struct Task {
+      uint64_t k0, k1;  // [k0, k1) in `order`
+      bool whole_tile;
+    };
+    std::vector<Task> tasks;
+    tasks.reserve(units.size());
+    for (uint64_t k = 0; k < units.size();) {
+      const Unit& u = units[order[k]];
+      uint64_t j = k + 1;
+      const bool whole = u.tile_units > 1 && decoded(sel.tile(u.tile).linear_chunk);
+      if (whole)
+        while (j < units.size() && units[order[j]].tile == u.tile) ++j;
+      tasks.push_back(Task{k, j, whole});
+      k = j;
+    }
     ThreadPool& pool = ThreadPool::instance();
-    const uint32_t parts = pool.participants(units.size(), threads);
+    const uint32_t parts = pool.participants(tasks.size(), threads);
     threads_used = parts;
     std::vector<std::vector<T>> bufs(parts);
     std::vector<std::vector<uint8_t>> scratch(parts);
     TileCache cache(run.fetcher);
-    pool.parallel_for(units.size(), threads, [&](uint64_t k, uint32_t slot) {
+    pool.parallel_for(tasks.size(), threads, [&](uint64_t t, uint32_t slot) {
       check_cancel(run.ctx);
-      const Unit& u = units[order[k]];
+      const Task& task = tasks[t];
+      const Unit& u = units[order[task.k0]];
       const TileSelection ts = sel.tile(u.tile);
-      if (u.tile_units == 1) {
+      if (task.whole_tile || u.tile_units == 1) {
         const TileView v = run.fetcher.fetch(ts, scratch[slot]);
-        partials[order[k]] = fold_unit<S, T>(op, sel, ts, v.data, u.e0, u.e1, bufs[slot]);
+        for (uint64_t k = task.k0; k < task.k1; ++k) {
+          if (k != task.k0) check_cancel(run.ctx);
+          const Unit& w = units[order[k]];
+          partials[order[k]] = fold_unit<S, T>(op, sel, ts, v.data, w.e0, w.e1, bufs[slot]);
+        }
         return;
       }
       struct Release {
@@ -221,7 +251,7 @@ template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res) {
         ~Release() { c.release(lc); }
       } release{cache, ts.linear_chunk};
       const TileView v = cache.acquire(ts, u.tile_units);
-      partials[order[k]] = fold_unit<S, T>(op, sel, ts, v.data, u.e0, u.e1, bufs[slot]);
+      partials[order[task.k0]] = fold_unit<S, T>(op, sel, ts, v.data, u.e0, u.e1, bufs[slot]);
     });
   }
   fold::Acc<T> total;

@@ -22,6 +22,7 @@
 #include "tet/file.h"
 #include "tet/host.h"
 #include "tet/query.h"
+#include "tet/writer.h"
 #include "exec/quantile.h"
 
 using namespace tet;
@@ -444,6 +445,49 @@ TEST_CASE("results are bit-identical for threads 1, 2, 3, 8 (multi-unit tiles, p
   // accuracy on the big tile against the reference
   Sel s{{0, 0}, {1, 1}, {1000, 700}};
   for (Op op : {Op::Sum, Op::Var, Op::ArgMin}) compare_op(big, s, op, 3, "big");
+}
+
+TEST_CASE("zstd tiles over one unit: each tile decoded once by one thread, bits equal for threads 1, 2, 3, 8") {
+  // A 700000-element tile (6 units) and a 600+400-row split (4 + 3 units): every compressed tile
+  // is one task, its units folded in the fixed decomposition; the sum is checked against an
+  // extended-precision reference and across thread counts.
+  Dense big = make_dense(DType::F32, {1000, 700}, 43, false);
+  LD ref_sum = 0;
+  for (LD v : big.vals) ref_sum += v;
+  const std::string path = "/tmp/tet_exec_zstd_" + std::to_string(::getpid()) + ".tet";
+  for (uint64_t rows : {uint64_t(1000), uint64_t(600)}) {
+    {
+      auto w = tet::Writer::create(path);
+      tet::DatasetSpec spec;
+      spec.name = "data";
+      spec.dtype = DType::F32;
+      spec.shape = big.shape;
+      spec.chunk_shape = {rows, 700};
+      spec.codec = tet::CodecChoice::Zstd;
+      const uint32_t id = w->add_dataset(spec);
+      for (uint64_t r0 = 0, c = 0; r0 < 1000; r0 += rows, ++c) {
+        const uint64_t nr = std::min<uint64_t>(rows, 1000 - r0);
+        w->write_chunk(id, {c, 0}, big.bytes.data() + r0 * 700 * 4, nr * 700 * 4);
+      }
+      w->commit();
+    }
+    auto file = tet::File::open(path);
+    CHECK(file->catalog().entries[0].codec == tet::Codec::Zstd);
+    Sel s{{0, 0}, {1, 1}, {1000, 700}};
+    for (Op op : {Op::Sum, Op::Var, Op::ArgMax, Op::Min}) {
+      QueryPlan p = make_plan(big, s, op, 3);
+      const auto ref = run_bytes(*file, p, 1);
+      for (uint32_t t : {2u, 3u, 8u}) CHECK(run_bytes(*file, p, t) == ref);
+      if (op == Op::Sum) {
+        p.threads = 2;
+        const QueryResult r = execute(*file, p, {});
+        const LD got = got_value(r, 0);
+        CHECK(fabsl(got - ref_sum) <= 1e-9L * fabsl(ref_sum) + 1e-6L);
+        CHECK(rows == 1000 ? r.stats.threads_used == 1 : r.stats.threads_used >= 1);
+      }
+    }
+  }
+  ::unlink(path.c_str());
 }
 
 TEST_CASE("partial folds on big tiles: row batches, units split mid-row, segments, every op and dtype") {
