@@ -330,16 +330,26 @@ template <class T> class FoldOp {
     (void)x, (void)n;
     return 0;
   }
-  // Two-pass mean / M2 over sub-blocks small enough that the second pass reads from L1,
-  // Chan-merged in order (the sub-block split depends only on n).
+  // Mean / M2 per sub-block (the split depends only on n), Chan-merged in order. One pass of
+  // shifted sums s1 = sum(x - K), s2 = sum((x - K)^2) with K = the sub-block's first element:
+  // mean = K + s1/m, M2 = s2 - s1^2/m. The subtraction loses about log2(1 + s1^2/(m*M2)) bits,
+  // so when s1^2/m > 2^10 * M2 (or M2 is not finite / negative) the sub-block is redone two-pass
+  // (mean, then squared deviations from it, read from L1). Same kernels on every ISA.
   void var_blocks(Acc<T>& a, const T* x, size_t n) const {
     constexpr size_t kSub = 4096;
     for (size_t b = 0; b < n; b += kSub) {
       const size_t m = n - b < kSub ? n - b : kSub;
-      double mean;
-      if (kFloat) mean = lane_sum(x + b, m, Xform::Identity, 0, isa_) / double(m);
-      else mean = double(int_sum_of(x + b, m)) / double(m);
-      const double m2 = lane_sum(x + b, m, Xform::SquaredDeviation, mean, isa_);
+      const double k = static_cast<double>(x[b]);
+      double s1 = 0, s2 = 0;
+      shifted_sums(x + b, m, k, &s1, &s2, isa_);
+      const double c = s1 * s1 / double(m);
+      double mean = k + s1 / double(m);
+      double m2 = s2 - c;
+      if (!(std::isfinite(m2) && m2 >= 0 && std::isfinite(mean)) || c > m2 * 1024.0) {
+        if (kFloat) mean = lane_sum(x + b, m, Xform::Identity, 0, isa_) / double(m);
+        else mean = double(int_sum_of(x + b, m)) / double(m);
+        m2 = lane_sum(x + b, m, Xform::SquaredDeviation, mean, isa_);
+      }
       chan_merge(a.n, a.mean, a.m2, m, mean, m2);
     }
   }

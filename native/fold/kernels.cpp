@@ -41,6 +41,28 @@ template <class T> TET_INLINE double lane_sum_switch(const T* x, size_t n, Xform
   return 0;
 }
 
+template <class T> TET_INLINE void shifted_sums_body(const T* x, size_t n, double k, double* s1, double* s2) {
+  double l1[kLanes] = {}, l2[kLanes] = {};
+  const size_t full = n / kLanes * kLanes;
+  for (size_t g = 0; g < full; g += kLanes) {
+    const T* p = x + g;
+    for (size_t j = 0; j < kLanes; ++j) {
+      const double d = static_cast<double>(p[j]) - k;
+      l1[j] += d;
+      l2[j] += d * d;
+    }
+  }
+  for (size_t i = full; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - k;
+    l1[i - full] += d;
+    l2[i - full] += d * d;
+  }
+  for (size_t s = kLanes / 2; s > 0; s >>= 1)
+    for (size_t j = 0; j < s; ++j) l1[j] += l1[j + s], l2[j] += l2[j + s];
+  *s1 = l1[0];
+  *s2 = l2[0];
+}
+
 template <class T> TET_INLINE MinMax<T> min_max_body(const T* x, size_t n) {
   constexpr size_t L = 64 / sizeof(T) < 8 ? 8 : 64 / sizeof(T);
   T lo[L], hi[L], nanl[L];
@@ -107,6 +129,9 @@ template <class T> TET_INLINE __int128 int_sum_body(const T* x, size_t n) {
   template <class T> ATTR __attribute__((noinline)) double lane_sum_##SUFFIX(const T* x, size_t n, Xform f, double c) { \
     return lane_sum_switch<T>(x, n, f, c);                                                        \
   }                                                                                               \
+  template <class T> ATTR __attribute__((noinline)) void shifted_sums_##SUFFIX(const T* x, size_t n, double k, double* s1, double* s2) { \
+    shifted_sums_body<T>(x, n, k, s1, s2);                                                        \
+  }                                                                                               \
   template <class T> ATTR __attribute__((noinline)) MinMax<T> min_max_##SUFFIX(const T* x, size_t n) { \
     return min_max_body<T>(x, n);                                                                 \
   }                                                                                               \
@@ -170,6 +195,15 @@ template <class T> double lane_sum(const T* x, size_t n, Xform f, double center,
   return lane_sum_scalar<T>(x, n, f, center);
 }
 
+template <class T> void shifted_sums(const T* x, size_t n, double k, double* s1, double* s2, Isa isa) {
+#ifdef TET_X86
+  if (isa == Isa::Avx512) return shifted_sums_avx512<T>(x, n, k, s1, s2);
+  if (isa == Isa::Avx2) return shifted_sums_avx2<T>(x, n, k, s1, s2);
+#endif
+  (void)isa;
+  shifted_sums_scalar<T>(x, n, k, s1, s2);
+}
+
 template <class T> MinMax<T> min_max(const T* x, size_t n, Isa isa) {
 #ifdef TET_X86
   if (isa == Isa::Avx512) return min_max_avx512<T>(x, n);
@@ -190,6 +224,7 @@ template <class T> __int128 int_sum(const T* x, size_t n, Isa isa) {
 
 #define TET_INSTANTIATE(T)                                                  \
   template double lane_sum<T>(const T*, size_t, Xform, double, Isa);         \
+  template void shifted_sums<T>(const T*, size_t, double, double*, double*, Isa); \
   template MinMax<T> min_max<T>(const T*, size_t, Isa);
 TET_INSTANTIATE(float)
 TET_INSTANTIATE(double)

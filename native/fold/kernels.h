@@ -23,6 +23,10 @@ enum class Xform : uint32_t { Identity = 0, Abs = 1, Square = 2, SquaredDeviatio
 // Defined for float, double and every integer storage type (int8 excluded: not a .tet dtype).
 template <class T> double lane_sum(const T* x, size_t n, Xform f, double center, Isa isa);
 
+// One pass of the two canonical lane sums of d = double(x[i]) - k and d * d (same lane order
+// and tree as lane_sum), for single-pass shifted variance.
+template <class T> void shifted_sums(const T* x, size_t n, double k, double* s1, double* s2, Isa isa);
+
 // Min / max of the non-NaN elements, and whether any element is NaN (floats only; integers
 // never set has_nan). With no non-NaN element, lo = +max / hi = lowest of T.
 template <class T> struct MinMax {

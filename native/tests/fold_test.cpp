@@ -224,6 +224,75 @@ TEST_CASE("canonical lane sum is accurate (hand-checkable sums)") {
   CHECK(lane_sum(f.data(), 3, Xform::Abs, 0, best_isa()) == 8.0);
 }
 
+namespace {
+// Shifted single-pass var: the kernel equals a written-out canonical model (lane i % 32, pairwise
+// tree) on every ISA, and FoldOp var is bit-identical across ISAs and accurate both on the
+// shifted path and on the two-pass fallback (first element a far outlier).
+template <class T> void check_shifted_var(Isa isa) {
+  for (size_t n : {size_t(1), size_t(31), size_t(33), size_t(4096), size_t(10000)}) {
+    std::vector<T> x = random_values<T>(n, 4242 + n, false);
+    const double k = double(x[0]) + 0.5;
+    double l1[kLanes] = {}, l2[kLanes] = {};
+    for (size_t i = 0; i < n; ++i) {
+      const double d = double(x[i]) - k;
+      l1[i % kLanes] += d;
+      l2[i % kLanes] += d * d;
+    }
+    for (size_t s = kLanes / 2; s > 0; s >>= 1)
+      for (size_t j = 0; j < s; ++j) l1[j] += l1[j + s], l2[j] += l2[j + s];
+    double s1 = 0, s2 = 0;
+    shifted_sums(x.data(), n, k, &s1, &s2, isa);
+    CHECK(same_bits(s1, l1[0]));
+    CHECK(same_bits(s2, l2[0]));
+    for (bool outlier : {false, true}) {
+      std::vector<T> y = x;
+      if (outlier) y[0] = T(std::is_floating_point<T>::value ? 1e6 : 100000);
+      FoldOp<T> vs(Op::Var, Isa::Scalar, false, 0), vi(Op::Var, isa, false, 0);
+      Acc<T> as, ai;
+      vs.block(as, y.data(), n);
+      vi.block(ai, y.data(), n);
+      uint8_t os[8], oi[8];
+      vs.finalize(as, os);
+      vi.finalize(ai, oi);
+      CHECK(std::memcmp(os, oi, 8) == 0);
+      long double mean = 0, m2 = 0;
+      for (T v : y) mean += (long double)v;
+      mean /= n;
+      for (T v : y) m2 += ((long double)v - mean) * ((long double)v - mean);
+      double got;
+      std::memcpy(&got, oi, 8);
+      const double want = double(m2 / n);
+      if (!(std::fabs(got - want) <= 1e-12 * std::fabs(want) + 1e-300)) std::printf("  n %zu outlier %d got %.17g want %.17g\n", n, int(outlier), got, want);
+      CHECK(std::fabs(got - want) <= 1e-12 * std::fabs(want) + 1e-300);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("var: single-pass shifted sums on every ISA; two-pass fallback when ill-conditioned") {
+  for (Isa isa : isas()) {
+    check_shifted_var<float>(isa);
+    check_shifted_var<double>(isa);
+    check_shifted_var<int32_t>(isa);
+    check_shifted_var<uint16_t>(isa);
+  }
+  // mean 1e9, spread 3: shifted by the first element, no cancellation
+  std::vector<float> big(5000);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = 1e9f + float(int(i % 7) * 64);
+  FoldOp<float> v(Op::Var, best_isa(), false, 0);
+  Acc<float> a;
+  v.block(a, big.data(), big.size());
+  uint8_t o[8];
+  v.finalize(a, o);
+  double got;
+  std::memcpy(&got, o, 8);
+  long double mean = 0, m2 = 0;
+  for (float f : big) mean += f;
+  mean /= big.size();
+  for (float f : big) m2 += (f - mean) * (f - mean);
+  CHECK(std::fabs(got - double(m2 / big.size())) <= 1e-12 * double(m2 / big.size()));
+}
+
 TEST_CASE("accumulator: block + merge equal one-by-one on hand data") {
   const double x[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   FoldOp<double> var(Op::Var, best_isa(), false, 0);
