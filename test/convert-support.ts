@@ -2,6 +2,7 @@
 // through /usr/bin/python3, the spec-written .tet reader) and small source writers.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { halfToNumber } from './sdk-independent-reader';
 
 export const PYTHON = '/usr/bin/python3';
 
@@ -122,14 +123,7 @@ export function decodePy(a: PyArray): (number | bigint)[] {
   return out;
 }
 
-export function halfToNumber(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * frac * 2 ** -24;
-  if (exp === 31) return frac ? NaN : sign * Infinity;
-  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
-}
+export { halfToNumber };
 
 /** Footer JSON of a .tet file, parsed from the spec's THST suffix (independent of lib/). */
 export function footerOf(path: string): { history?: any[]; metadata?: any } {

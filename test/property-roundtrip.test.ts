@@ -8,22 +8,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { open, TetWriter, type DTypeName, type TetTypedArray } from '../lib/index';
+import { halfToNumber } from './sdk-independent-reader';
 
 const RUNS = Number(process.env.TET_PROPERTY_RUNS ?? 60);
 const dir = mkdtempSync(join(tmpdir(), 'tet-prop-rt-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const DTYPES: DTypeName[] = ['f32', 'f64', 'i32', 'i64', 'u8', 'u16', 'i16', 'u32', 'f16', 'u64'];
-
-// Independent half -> number (IEEE 754 binary16).
-function halfToNumber(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return s * m * 2 ** -24;
-  if (e === 31) return m ? Number.NaN : s * Number.POSITIVE_INFINITY;
-  return s * (1 + m / 1024) * 2 ** (e - 15);
-}
 
 // Values as the model holds them: numbers (floats incl. NaN/±inf/-0, small ints) or bigints.
 function valueArb(dtype: DTypeName): fc.Arbitrary<number | bigint> {

@@ -15,7 +15,8 @@ export interface IndependentDataset {
 
 const SIZE = [0, 4, 8, 4, 8, 1, 2, 2, 4, 2, 8];
 
-function halfToNumber(h: number): number {
+/** IEEE binary16 bits → number, from the format's definition (shared by the independent readers). */
+export function halfToNumber(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
   const exp = (h >> 10) & 0x1f;
   const frac = h & 0x3ff;

@@ -225,12 +225,9 @@ inline double quantile_of(const Input& in, double q, uint32_t threads, const Exe
   const double nanv = std::numeric_limits<double>::quiet_NaN();
   threads_used = 1;
   if (n == 0) return nanv;
-  const double virt = q * double(n - 1);
-  double prev = std::floor(virt);
-  if (prev < 0) prev = 0;
-  if (prev > double(n - 1)) prev = double(n - 1);
-  const uint64_t k = uint64_t(prev);
-  const double gamma = virt - prev;
+  const fold::QuantileRank rank = fold::quantile_rank(n, q);
+  const uint64_t k = rank.k;
+  const double gamma = rank.gamma;
   const uint32_t parts = in.parts(threads);
   threads_used = parts;
   if (n < qsel::kSmall) {

@@ -18,18 +18,28 @@ inline double lerp_numpy(double a, double b, double t) {
   return t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
 }
 
+// numpy 'linear' quantile position: order statistic k (0-based) and the weight of k+1.
+struct QuantileRank {
+  uint64_t k;
+  double gamma;
+};
+inline QuantileRank quantile_rank(uint64_t n, double q) {
+  const double virt = q * double(n - 1);
+  double prev = std::floor(virt);
+  if (prev < 0) prev = 0;
+  if (prev > double(n - 1)) prev = double(n - 1);
+  return {uint64_t(prev), virt - prev};
+}
+
 // Quantile q of x[0..n) with numpy 'linear' interpolation; NaN when any element is NaN.
 // Reorders x. n >= 1.
 template <class T> double quantile_inplace(T* x, size_t n, double q) {
   if (n == 0) return std::numeric_limits<double>::quiet_NaN();
   for (size_t i = 0; i < n; ++i)
     if (x[i] != x[i]) return std::numeric_limits<double>::quiet_NaN();
-  const double virt = q * double(n - 1);
-  double prev = std::floor(virt);
-  if (prev < 0) prev = 0;
-  if (prev > double(n - 1)) prev = double(n - 1);
-  const size_t k = size_t(prev);
-  const double gamma = virt - prev;
+  const QuantileRank r = quantile_rank(n, q);
+  const size_t k = size_t(r.k);
+  const double gamma = r.gamma;
   std::nth_element(x, x + k, x + n);
   const double a = double(x[k]);
   if (k + 1 >= n) return a;
