@@ -6,10 +6,10 @@
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, TetError, type TetFile } from '../lib/index';
 import { packageRoot } from '../lib/binding';
+import { runEvalWorker } from './worker-support';
 
 const BIG = '/work/shared/conformance/fixtures/big_f32.tet';  // f32 [3000,1500], 96 raw tiles
 const ROWS = 3000, COLS = 1500;
@@ -143,19 +143,7 @@ const b = require(workerData.nodeGypBuild)(workerData.root);
 })().catch((e) => parentPort.postMessage({ error: e.code + ' ' + e.message }));
 `;
 function runWorker(id: number, path: string, queries: number, terminateEarly = false): Promise<unknown> {
-  const root = packageRoot();
-  const workerData = {
-    id, path, queries, terminateEarly, root, plans: PLANS.map(encode),
-    nodeGypBuild: require.resolve('node-gyp-build', { paths: [root] }),
-  };
-  return new Promise((resolve, reject) => {
-    const w = new Worker(WORKER, { eval: true, workerData });
-    w.once('message', async (msg) => {
-      if (terminateEarly) await w.terminate();
-      resolve(msg);
-    });
-    w.once('error', reject);
-  });
+  return runEvalWorker(WORKER, { id, path, queries, plans: PLANS.map(encode) }, terminateEarly);
 }
 
 describe('worker_threads', () => {

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { open } from '../lib/index';
 import { packageRoot } from '../lib/binding';
+import { runEvalWorker } from './worker-support';
 
 const LARGE = '/work/shared/fixtures/reference/tet/large.tet';
 
@@ -45,16 +46,7 @@ function plan(start, count) {               // op none, capped_in_memory, previe
 `;
 
 function runWorker(id: number, reads: number, terminateEarly = false): Promise<unknown> {
-  const root = packageRoot();
-  const workerData = { id, reads, terminateEarly, path: LARGE, root, nodeGypBuild: require.resolve('node-gyp-build', { paths: [root] }) };
-  return new Promise((resolve, reject) => {
-    const w = new Worker(WORKER, { eval: true, workerData });
-    w.once('message', async (msg) => {
-      if (terminateEarly) await w.terminate();
-      resolve(msg);
-    });
-    w.once('error', reject);
-  });
+  return runEvalWorker(WORKER, { id, reads, path: LARGE }, terminateEarly);
 }
 
 const SDK_WORKER = `
