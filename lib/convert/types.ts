@@ -13,6 +13,8 @@ export interface SourceVariable {
   dtype: DTypeName | null;
   /** Why the variable cannot be converted (set when dtype is null or the shape is unusable). */
   skipReason?: string;
+  /** Stable code for the skip (TET_CONVERT_UNSUPPORTED_FILTER, TET_CONVERT_EMPTY, ...). */
+  skipCode?: string;
   shape: number[];
   /** Source chunk shape, null for contiguous storage. */
   chunkShape: number[] | null;
@@ -36,9 +38,24 @@ export interface SourceReader {
   readonly variables: SourceVariable[];
   /** Root-level attributes (HDF5 root group, NetCDF global attributes, Zarr root group). */
   readonly globalAttrs: Record<string, unknown>;
+  /** Attributes of non-root groups, keyed by group path ('/'-separated, no leading slash:
+   *  `grp/sub`); only groups that have attributes. convert() stores them in the file metadata
+   *  as `group_attrs`. */
+  readonly groupAttrs: Record<string, Record<string, unknown>>;
   /** Row-major hyperslab [start, start+count) in the variable's tetration dtype. */
   read(variable: SourceVariable, start: number[], count: number[]): Promise<TetTypedArray>;
   close(): void;
+}
+
+/** What convert() tells a reader when it opens the source. */
+export interface OpenOptions {
+  /** Whether a variable name passes --include/--exclude; readers may skip the work (dimension
+   *  scales, coordinate lookups) for variables it rejects, except those that label kept ones. */
+  keep?: (name: string) => boolean;
+  /** Follow HDF5 external links (off by default: a notice names each link not followed). */
+  followExternalLinks?: boolean;
+  /** One line per problem found while opening (unreadable attribute, link not followed, ...). */
+  notice?: (message: string) => void;
 }
 
 export type CodecOption = 'raw' | 'zstd' | 'auto';
@@ -51,8 +68,10 @@ export interface ConvertOptions {
   chunk?: number[];
   codec?: CodecOption;
   level?: number;
-  /** Apply CF scale_factor/add_offset into f32/f64. */
+  /** Apply CF scale_factor/add_offset into f32/f64 (with _Unsigned, valid_* and default fills masked). */
   unpack?: boolean;
+  /** Follow HDF5 external links (default: not followed, each one reported as a notice). */
+  followExternalLinks?: boolean;
   /** Largest hyperslab read from the source at once, bytes (default 64 MiB). */
   slabBytes?: number;
   /** Default chunk size when the source chunking is not used, bytes (default 4 MiB). */
@@ -87,7 +106,9 @@ export interface ConvertReport {
   kind: SourceKind;
   output: string;
   datasets: ConvertedDataset[];
-  skipped: { name: string; reason: string }[];
+  /** Variables not converted, with the reason; `code` is a stable TET_CONVERT_* code where one
+   *  applies (TET_CONVERT_EMPTY for a 0-length axis, TET_CONVERT_UNSUPPORTED_FILTER, ...). */
+  skipped: { name: string; reason: string; code?: string; shape?: number[] }[];
   notices: string[];
 }
 
