@@ -13,7 +13,7 @@ import { convertError, describe } from './errors';
 import { nameFilter } from './glob';
 import { openHdf5 } from './hdf5';
 import { openNetcdfClassic } from './netcdf3';
-import type { ConvertedDataset, ConvertOptions, ConvertReport, SourceReader, SourceVariable } from './types';
+import type { ConvertedDataset, ConvertOptions, ConvertReport, OpenOptions, SourceReader, SourceVariable } from './types';
 import { openZarr } from './zarr';
 
 /** Coordinate vectors longer than this stay out of the footer metadata. */
@@ -22,13 +22,13 @@ const MAX_COORD_LABELS = 1_000_000;
 const MAX_TILES_IN_FLIGHT = 4;
 
 /** Opens a source of any supported kind (detected by content). */
-export async function openSource(src: string): Promise<SourceReader> {
+export async function openSource(src: string, opts: OpenOptions = {}): Promise<SourceReader> {
   const kind = detectSource(src);
   switch (kind) {
-    case 'zarr3': return openZarr(src, 3);
-    case 'zarr2': return openZarr(src, 2);
+    case 'zarr3': return openZarr(src, 3, opts);
+    case 'zarr2': return openZarr(src, 2, opts);
     case 'netcdf3': return openNetcdfClassic(src);
-    default: return openHdf5(src);
+    default: return openHdf5(src, opts);
   }
 }
 

@@ -5,7 +5,7 @@ import type { DTypeName, TetTypedArray } from '../types';
 import { jsonAttr, typedArrayKind } from './attrs';
 import { toStorage } from './dtype';
 import { convertError, describe } from './errors';
-import type { SourceKind, SourceReader, SourceVariable } from './types';
+import type { OpenOptions, SourceKind, SourceReader, SourceVariable } from './types';
 
 type H5Module = typeof import('h5wasm/node');
 type H5Dataset = import('h5wasm/node').Dataset;
@@ -96,10 +96,11 @@ class Hdf5Reader implements SourceReader {
   kind: SourceKind = 'hdf5';
   variables: H5Variable[] = [];
   globalAttrs: Record<string, unknown> = {};
+  groupAttrs: Record<string, Record<string, unknown>> = {};
 
   constructor(readonly path: string, private readonly h5: H5Module, private readonly file: import('h5wasm/node').File) {}
 
-  static async open(src: string): Promise<Hdf5Reader> {
+  static async open(src: string, _opts: OpenOptions = {}): Promise<Hdf5Reader> {
     const h5 = await loadH5wasm();
     let file: import('h5wasm/node').File;
     try {
@@ -269,6 +270,6 @@ class Hdf5Reader implements SourceReader {
   }
 }
 
-export function openHdf5(src: string): Promise<SourceReader> {
-  return Hdf5Reader.open(src);
+export function openHdf5(src: string, opts: OpenOptions = {}): Promise<SourceReader> {
+  return Hdf5Reader.open(src, opts);
 }

@@ -177,6 +177,8 @@ function parseHeader(buf: Buffer, complete: boolean, fileLen: number, src: strin
 
 class NetcdfClassicReader implements SourceReader {
   readonly kind = 'netcdf3' as const;
+  /** NetCDF classic has no groups. */
+  readonly groupAttrs: Record<string, Record<string, unknown>> = {};
   constructor(readonly path: string, private fd: number, readonly variables: NcVar[], private readonly recSize: number,
     readonly globalAttrs: Record<string, unknown>) {}
 

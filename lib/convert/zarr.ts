@@ -7,7 +7,7 @@ import type { DTypeName, TetTypedArray } from '../types';
 import { toStorage } from './dtype';
 import { dtypeFromNumpy, dtypeFromZarr3 } from './dtype';
 import { convertError, describe } from './errors';
-import type { SourceReader, SourceVariable } from './types';
+import type { OpenOptions, SourceReader, SourceVariable } from './types';
 
 type Zarrita = typeof import('zarrita');
 let zarritaLoaded: Promise<[Zarrita, typeof import('@zarrita/storage/fs').default]> | undefined;
@@ -87,9 +87,10 @@ function simpleCodecs(version: 2 | 3, meta: any): boolean {
 class ZarrReader implements SourceReader {
   readonly variables: ZarrVariable[] = [];
   globalAttrs: Record<string, unknown> = {};
+  groupAttrs: Record<string, Record<string, unknown>> = {};
   constructor(readonly path: string, readonly kind: 'zarr3' | 'zarr2', private readonly zarr: Zarrita, private readonly store: any) {}
 
-  static async open(src: string, version: 2 | 3): Promise<ZarrReader> {
+  static async open(src: string, version: 2 | 3, _opts: OpenOptions = {}): Promise<ZarrReader> {
     const [zarr, FileSystemStore] = await loadZarrita();
     const reader = new ZarrReader(src, version === 3 ? 'zarr3' : 'zarr2', zarr, new FileSystemStore(path.resolve(src)));
     reader.scan(version);
@@ -255,6 +256,6 @@ export function float32ToFloat16Bits(x: number): number {
   return sign | half;
 }
 
-export async function openZarr(src: string, version: 2 | 3): Promise<SourceReader> {
-  return ZarrReader.open(src, version);
+export async function openZarr(src: string, version: 2 | 3, opts: OpenOptions = {}): Promise<SourceReader> {
+  return ZarrReader.open(src, version, opts);
 }
