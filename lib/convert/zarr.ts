@@ -1,9 +1,13 @@
-// Zarr v3 and v2 directory sources through zarrita (which decodes blosc, zstd, gzip, ... and
-// returns hyperslabs). Metadata (dimension_names, _ARRAY_DIMENSIONS, attributes) is read from the
-// JSON documents directly.
+// Zarr v3 and v2 directory sources through zarrita (which decodes blosc, zstd, gzip, lz4, sharding,
+// transpose, ... and returns hyperslabs). Metadata (dimension_names, _ARRAY_DIMENSIONS, attributes) is
+// read from the JSON documents directly, with Python's json dialect (bare NaN / Infinity / -Infinity).
+// zarrita sees the metadata through a store wrapper that normalises those documents: non-finite
+// fill values become the strings zarrita understands, and float16 arrays are opened as uint16 (the
+// same bytes), so every codec pipeline yields the binary16 bit patterns without Float16Array.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DTypeName, TetTypedArray } from '../types';
+import { jsonNumber } from './attrs';
 import { toStorage } from './dtype';
 import { dtypeFromNumpy, dtypeFromZarr3 } from './dtype';
 import { convertError, describe } from './errors';
@@ -23,6 +27,10 @@ export const COORDINATE_ROLE_ATTR = 'tetration_role';
 export const COORDS_ATTR = 'tetration_coords';
 /** Attributes consumed by the reader (axis names, coordinates), not copied into dataset attrs. */
 const INTERNAL_ATTRS = new Set(['_ARRAY_DIMENSIONS', COORDINATE_ROLE_ATTR, COORDS_ATTR]);
+/** Metadata documents of Zarr v2 and v3 stores. */
+const METADATA_FILES = new Set(['.zarray', '.zattrs', '.zgroup', 'zarr.json', '.zmetadata']);
+/** Codecs that compute on the element values (wrong on float16 read as uint16 bit patterns). */
+const VALUE_CODECS = /delta|scale_offset|fixedscaleoffset|cast_value|bitround|quantize|astype/;
 
 interface ZarrVariable extends SourceVariable {
   /** Store key of the array, '/'-prefixed ('/' for a root array). */
@@ -32,99 +40,326 @@ interface ZarrVariable extends SourceVariable {
   handle?: any;
 }
 
-function readJsonFile(file: string): any {
+// ---------------------------------------------------------------------------------------------
+// Python-dialect JSON
+
+const SENTINEL = '\u0000tet-nonfinite:';
+
+/**
+ * Parses a Zarr metadata document as Python's json module does: standard JSON plus the bare tokens
+ * `NaN`, `Infinity` and `-Infinity` (outside strings), which become JS NaN / ±Infinity.
+ */
+export function parseZarrJson(text: string): any {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
+    return JSON.parse(text);
+  } catch (first) {
+    let out = '';
+    let changed = false;
+    let i = 0;
+    const n = text.length;
+    while (i < n) {
+      const ch = text[i];
+      if (ch === '"') {
+        // Copy the string literal verbatim, escapes included.
+        let j = i + 1;
+        while (j < n && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+        out += text.slice(i, j + 1);
+        i = j + 1;
+        continue;
+      }
+      const token = text.startsWith('NaN', i) ? 'NaN' : text.startsWith('Infinity', i) ? 'Infinity'
+        : text.startsWith('-Infinity', i) ? '-Infinity' : null;
+      if (token) {
+        out += JSON.stringify(SENTINEL + token);
+        i += token.length;
+        changed = true;
+        continue;
+      }
+      out += ch;
+      i++;
+    }
+    if (!changed) throw first;
+    return JSON.parse(out, (_k, v) => (typeof v === 'string' && v.startsWith(SENTINEL) ? Number(v.slice(SENTINEL.length)) : v));
+  }
+}
+
+/** A JSON value with non-finite numbers spelled 'NaN' / 'Infinity' / '-Infinity' (as attrs.ts does). */
+function jsonSafe(value: unknown): unknown {
+  if (typeof value === 'number') return jsonNumber(value);
+  if (Array.isArray(value)) return value.map(jsonSafe);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = jsonSafe(v);
+    return out;
+  }
+  return value;
+}
+
+function parseFile(file: string, text: string): any {
+  try {
+    return parseZarrJson(text);
   } catch (err) {
     throw convertError('TET_CONVERT_SOURCE_INVALID', `cannot parse Zarr metadata ${file}: ${describe(err)}`, err);
   }
 }
 
-function subdirectories(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+/** Metadata documents of a store, by '/'-separated key relative to the root (`grp/.zarray`):
+ *  the file when present, else the entry of a consolidated v2 `.zmetadata`. */
+class StoreMetadata {
+  private readonly consolidated: Record<string, unknown> | null = null;
+  private readonly cache = new Map<string, unknown>();
+  constructor(readonly root: string, version: 2 | 3) {
+    const file = path.join(root, '.zmetadata');
+    if (version === 2 && fs.existsSync(file)) {
+      const doc = parseFile(file, fs.readFileSync(file, 'utf8'));
+      if (doc && typeof doc.metadata === 'object' && doc.metadata) this.consolidated = doc.metadata;
+    }
+  }
+
+  /** The parsed document, or undefined when the store has none under `key`. */
+  doc(key: string): any {
+    if (this.cache.has(key)) return this.cache.get(key);
+    const file = path.join(this.root, ...key.split('/').filter(Boolean));
+    let doc: unknown;
+    if (fs.existsSync(file)) doc = parseFile(file, fs.readFileSync(file, 'utf8'));
+    else if (this.consolidated && key in this.consolidated) doc = this.consolidated[key];
+    this.cache.set(key, doc);
+    return doc;
+  }
+
+  /** Child node names of a group: its subdirectories and the consolidated keys below it. */
+  children(rel: string): string[] {
+    const dir = path.join(this.root, ...rel.split('/').filter(Boolean));
+    const names = new Set<string>();
+    if (fs.existsSync(dir)) {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory() && !e.name.startsWith('.')) names.add(e.name);
+    }
+    const prefix = rel ? `${rel}/` : '';
+    for (const key of Object.keys(this.consolidated ?? {})) {
+      if (!key.startsWith(prefix)) continue;
+      const rest = key.slice(prefix.length).split('/');
+      if (rest.length >= 2 && !rest[0].startsWith('.')) names.add(rest[0]);
+    }
+    return [...names].sort();
+  }
 }
 
-function arrayVariable(rel: string, version: 2 | 3, meta: any, attrs: Record<string, unknown>, rootName: string): ZarrVariable {
+// ---------------------------------------------------------------------------------------------
+// Metadata as zarrita sees it
+
+/** IEEE binary16 bit pattern of a Zarr fill value (number, 'NaN'/'Infinity'/'-Infinity', '0x7e00'). */
+function float16Bits(value: unknown): number {
+  if (typeof value === 'string' && /^0x[0-9a-f]+$/i.test(value)) return parseInt(value, 16) & 0xffff;
+  const x = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : 0;
+  return float32ToFloat16Bits(x);
+}
+
+/** A float fill value zarrita can use: non-finite numbers as strings, v3 hex bit patterns decoded. */
+function floatFill(value: unknown, bytes: number): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (typeof value === 'string' && /^0x[0-9a-f]+$/i.test(value) && (bytes === 4 || bytes === 8)) {
+    const view = new DataView(new ArrayBuffer(8));
+    if (bytes === 4) { view.setUint32(0, parseInt(value, 16)); return jsonNumber(view.getFloat32(0)); }
+    view.setBigUint64(0, BigInt(value));
+    return jsonNumber(view.getFloat64(0));
+  }
+  return value ?? 0;
+}
+
+/** The array document zarrita opens: float16 as uint16 (bit-pattern fill), fill values it accepts. */
+function zarritaArrayDoc(doc: any, version: 2 | 3): any {
+  const out = { ...doc };
+  if (version === 2) {
+    const m = /^([<>|=]?)([a-zA-Z])(\d+)$/.exec(String(doc.dtype));
+    if (m && m[2] === 'f' && m[3] === '2') {
+      out.dtype = `${m[1]}u2`;
+      out.fill_value = float16Bits(doc.fill_value);
+    } else if (m && m[2] === 'f') {
+      out.fill_value = floatFill(doc.fill_value, Number(m[3]));
+    } else if (doc.fill_value === null || doc.fill_value === undefined) {
+      out.fill_value = m && m[2] === 'b' ? false : 0;
+    }
+  } else {
+    if (doc.data_type === 'float16') {
+      out.data_type = 'uint16';
+      out.fill_value = float16Bits(doc.fill_value);
+    } else if (doc.data_type === 'float32' || doc.data_type === 'float64') {
+      out.fill_value = floatFill(doc.fill_value, doc.data_type === 'float32' ? 4 : 8);
+    } else if (doc.fill_value === null || doc.fill_value === undefined) {
+      out.fill_value = doc.data_type === 'bool' ? false : 0;
+    }
+    if (doc.attributes) out.attributes = jsonSafe(doc.attributes);
+  }
+  return out;
+}
+
+/** A FileSystemStore whose metadata documents are served normalised (see the file comment). */
+function metadataStore(inner: any, meta: StoreMetadata, version: 2 | 3): any {
+  const encoder = new TextEncoder();
+  return {
+    async get(key: string, opts?: unknown) {
+      const base = key.slice(key.lastIndexOf('/') + 1);
+      if (!METADATA_FILES.has(base)) return inner.get(key, opts);
+      const doc = meta.doc(key.replace(/^\/+/, ''));
+      if (doc === undefined) return undefined;
+      const isArray = base === '.zarray' || (base === 'zarr.json' && doc?.node_type === 'array');
+      return encoder.encode(JSON.stringify(isArray ? zarritaArrayDoc(doc, version) : jsonSafe(doc)));
+    },
+    getRange: (key: string, range: unknown, opts?: unknown) => inner.getRange(key, range, opts),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variables
+
+/** Codec names of an array's pipeline as zarrita's registry spells them (sharding's inner codecs too). */
+function codecNames(version: 2 | 3, meta: any): string[] {
+  if (version === 2) {
+    const names: string[] = [];
+    for (const f of Array.isArray(meta.filters) ? meta.filters : []) {
+      const id = String(f?.id);
+      if (id === 'fixedscaleoffset' || id === 'numcodecs.fixedscaleoffset') names.push('scale_offset', 'cast_value');
+      else names.push(`numcodecs.${id}`);
+    }
+    if (meta.compressor) names.push(`numcodecs.${String(meta.compressor.id)}`);
+    return names;
+  }
+  const walk = (codecs: unknown): string[] => (Array.isArray(codecs) ? codecs : []).flatMap((c: any) =>
+    [String(c?.name), ...(c?.name === 'sharding_indexed' ? [...walk(c.configuration?.codecs), ...walk(c.configuration?.index_codecs)] : [])]);
+  return walk(meta.codecs);
+}
+
+/** Why zarrita cannot decode this pipeline (losslessly, into the mapped dtype), or undefined. */
+function unsupportedCodec(zarr: Zarrita, version: 2 | 3, meta: any, dtype: DTypeName | null): string | undefined {
+  const registry = zarr.registry as Map<string, unknown>;
+  for (const name of codecNames(version, meta)) {
+    if (name === 'sharding_indexed') continue;
+    if (!registry.has(name)) return `codec ${name.replace(/^numcodecs\./, '')} is not supported`;
+    if (dtype === 'f16' && VALUE_CODECS.test(name)) return `codec ${name.replace(/^numcodecs\./, '')} on float16 is not supported`;
+  }
+  if (version === 2) {
+    for (const f of Array.isArray(meta.filters) ? meta.filters : []) {
+      if (f?.id === 'delta' && f.astype !== undefined && f.astype !== f.dtype) return `codec delta with astype ${f.astype} is not supported`;
+    }
+  }
+  return undefined;
+}
+
+function arrayVariable(zarr: Zarrita, rel: string, version: 2 | 3, meta: any, attrs: Record<string, unknown>, rootName: string): ZarrVariable {
   const dataType = version === 3 ? meta.data_type : meta.dtype;
-  let dtype = version === 3 ? dtypeFromZarr3(dataType) : dtypeFromNumpy(String(dataType));
+  const dtype = version === 3 ? dtypeFromZarr3(dataType) : dtypeFromNumpy(String(dataType));
   const shape: number[] = Array.isArray(meta.shape) ? meta.shape.map(Number) : [];
   const chunkShape: number[] | null = version === 3
     ? (meta.chunk_grid?.name === 'regular' ? meta.chunk_grid.configuration?.chunk_shape ?? null : null)
     : meta.chunks ?? null;
-  let skipReason: string | undefined;
-  if (!dtype) skipReason = `unsupported element type (${JSON.stringify(dataType)})`;
-  if (dtype === 'f16' && !(globalThis as any).Float16Array && !simpleCodecs(version, meta)) {
-    skipReason = 'float16 with codecs other than bytes/zstd/gzip needs Float16Array (Node >= 24)';
-    dtype = null;
-  }
-  if (version === 3 && meta.codecs?.some((c: any) => c?.name === 'sharding_indexed') && dtype === 'f16') {
-    skipReason = 'float16 in sharded arrays is not supported';
-    dtype = null;
-  }
-  if (!skipReason && shape.length === 0) skipReason = 'rank-0 (scalar) array';
-  if (!skipReason && shape.length > 8) skipReason = `rank ${shape.length} exceeds 8`;
   const dimSource = version === 3 ? meta.dimension_names : attrs._ARRAY_DIMENSIONS;
   const dimNames = Array.isArray(dimSource) && dimSource.length === shape.length
     && dimSource.every((n: unknown) => typeof n === 'string' && n.length > 0) ? dimSource as string[] : null;
+  let skipReason: string | undefined;
+  let skipCode: string | undefined;
+  if (!dtype) skipReason = `unsupported element type (${JSON.stringify(dataType)})`;
+  if (!skipReason && shape.length === 0) skipReason = 'rank-0 (scalar) array';
+  if (!skipReason && shape.length > 8) skipReason = `rank ${shape.length} exceeds 8`;
+  const empty = shape.findIndex((n) => n === 0);
+  if (!skipReason && empty >= 0) {
+    skipReason = `0-length axis ${dimNames?.[empty] ?? empty}`;
+    skipCode = 'TET_CONVERT_EMPTY';
+  }
+  if (!skipReason && version === 3 && meta.chunk_grid?.name !== 'regular') {
+    skipReason = `chunk grid ${JSON.stringify(meta.chunk_grid?.name)} is not supported`;
+  }
+  const codecProblem = skipReason ? undefined : unsupportedCodec(zarr, version, meta, dtype);
+  if (codecProblem) {
+    skipReason = codecProblem;
+    skipCode = 'TET_CONVERT_UNSUPPORTED_FILTER';
+  }
   const kept: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(attrs)) if (!INTERNAL_ATTRS.has(k)) kept[k] = v;
+  for (const [k, v] of Object.entries(attrs)) if (!INTERNAL_ATTRS.has(k)) kept[k] = jsonSafe(v);
   return {
-    name: rel || rootName, key: `/${rel}`, version, sourceType: String(dataType), dtype, skipReason, shape,
+    name: rel || rootName, key: `/${rel}`, version, sourceType: String(dataType), dtype, skipReason, skipCode, shape,
     chunkShape: Array.isArray(chunkShape) && chunkShape.length === shape.length ? chunkShape.map(Number) : null,
     dimNames, coordVars: [], attrs: kept, attrTypes: {}, coordsAttr: attrs[COORDS_ATTR],
     hidden: attrs[COORDINATE_ROLE_ATTR] === 'coordinate',
   };
 }
 
-/** bytes (+ zstd | gzip) pipelines, decodable without zarrita (used for float16 on Node < 24). */
-function simpleCodecs(version: 2 | 3, meta: any): boolean {
-  if (version === 2) return meta.filters == null && (meta.compressor == null || ['zstd', 'gzip', 'zlib'].includes(meta.compressor.id));
-  const codecs: any[] = meta.codecs ?? [];
-  return codecs.length >= 1 && codecs[0]?.name === 'bytes' && codecs.slice(1).every((c) => ['zstd', 'gzip'].includes(c?.name)) && codecs.length <= 2;
+/** Row-major copy of a strided view (zarrita hands back chunks in the array's storage order). */
+function toCOrder<T extends { length: number; [i: number]: any }>(data: T, shape: number[], stride: number[]): T {
+  const nd = shape.length;
+  let contiguous = true;
+  for (let d = nd - 1, step = 1; d >= 0; step *= shape[d], d--) {
+    if (shape[d] > 1 && stride[d] !== step) { contiguous = false; break; }
+  }
+  if (contiguous) return data;
+  const size = shape.reduce((a, b) => a * b, 1);
+  const out = new (data.constructor as new (n: number) => T)(size);
+  const inner = shape[nd - 1];
+  const innerStride = stride[nd - 1];
+  const idx = new Array<number>(nd).fill(0);
+  let base = 0;
+  for (let o = 0; o < size; o += inner) {
+    for (let j = 0, p = base; j < inner; j++, p += innerStride) out[o + j] = data[p];
+    for (let d = nd - 2; d >= 0; d--) {
+      base += stride[d];
+      if (++idx[d] < shape[d]) break;
+      base -= stride[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+  return out;
 }
 
 class ZarrReader implements SourceReader {
   readonly variables: ZarrVariable[] = [];
   globalAttrs: Record<string, unknown> = {};
   groupAttrs: Record<string, Record<string, unknown>> = {};
-  constructor(readonly path: string, readonly kind: 'zarr3' | 'zarr2', private readonly zarr: Zarrita, private readonly store: any) {}
+  constructor(readonly path: string, readonly kind: 'zarr3' | 'zarr2', private readonly zarr: Zarrita,
+    private readonly meta: StoreMetadata, private readonly store: any) {}
 
   static async open(src: string, version: 2 | 3, _opts: OpenOptions = {}): Promise<ZarrReader> {
     const [zarr, FileSystemStore] = await loadZarrita();
-    const reader = new ZarrReader(src, version === 3 ? 'zarr3' : 'zarr2', zarr, new FileSystemStore(path.resolve(src)));
+    const root = path.resolve(src);
+    const meta = new StoreMetadata(root, version);
+    const store = metadataStore(new FileSystemStore(root), meta, version);
+    const reader = new ZarrReader(src, version === 3 ? 'zarr3' : 'zarr2', zarr, meta, store);
     reader.scan(version);
     return reader;
   }
 
   private scan(version: 2 | 3): void {
     const rootName = path.basename(path.resolve(this.path)).replace(/\.zarr$/i, '') || 'array';
-    const walk = (dir: string, rel: string) => {
-      if (version === 3) {
-        const metaFile = path.join(dir, 'zarr.json');
-        if (!fs.existsSync(metaFile)) return;
-        const meta = readJsonFile(metaFile);
-        if (meta.node_type === 'array') {
-          this.variables.push(arrayVariable(rel, 3, meta, meta.attributes ?? {}, rootName));
-          return;
-        }
-        if (rel === '' && meta.node_type === 'group') this.globalAttrs = meta.attributes ?? {};
-        if (meta.node_type !== 'group') {
-          throw convertError('TET_CONVERT_SOURCE_INVALID', `${metaFile}: expected node_type "group" or "array", found ${JSON.stringify(meta.node_type)}`);
-        }
-      } else {
-        const attrsFile = path.join(dir, '.zattrs');
-        const attrs = fs.existsSync(attrsFile) ? readJsonFile(attrsFile) : {};
-        if (fs.existsSync(path.join(dir, '.zarray'))) {
-          this.variables.push(arrayVariable(rel, 2, readJsonFile(path.join(dir, '.zarray')), attrs, rootName));
-          return;
-        }
-        if (!fs.existsSync(path.join(dir, '.zgroup'))) return;
-        if (rel === '') this.globalAttrs = attrs;
-      }
-      for (const sub of subdirectories(dir)) walk(path.join(dir, sub), rel ? `${rel}/${sub}` : sub);
+    const key = (rel: string, file: string) => (rel ? `${rel}/${file}` : file);
+    const groupAttrs = (rel: string, attrs: unknown) => {
+      const safe = attrs && typeof attrs === 'object' && !Array.isArray(attrs) ? jsonSafe(attrs) as Record<string, unknown> : {};
+      if (rel === '') this.globalAttrs = safe;
+      else if (Object.keys(safe).length) this.groupAttrs[rel] = safe;
     };
-    walk(this.path, '');
+    const walk = (rel: string) => {
+      if (version === 3) {
+        const meta = this.meta.doc(key(rel, 'zarr.json'));
+        if (meta === undefined) return;
+        if (meta?.node_type === 'array') {
+          this.variables.push(arrayVariable(this.zarr, rel, 3, meta, meta.attributes ?? {}, rootName));
+          return;
+        }
+        if (meta?.node_type !== 'group') {
+          throw convertError('TET_CONVERT_SOURCE_INVALID',
+            `${path.join(this.path, key(rel, 'zarr.json'))}: expected node_type "group" or "array", found ${JSON.stringify(meta?.node_type)}`);
+        }
+        groupAttrs(rel, meta.attributes);
+      } else {
+        const attrs = this.meta.doc(key(rel, '.zattrs')) ?? {};
+        const array = this.meta.doc(key(rel, '.zarray'));
+        if (array !== undefined) {
+          this.variables.push(arrayVariable(this.zarr, rel, 2, array, attrs, rootName));
+          return;
+        }
+        if (this.meta.doc(key(rel, '.zgroup')) === undefined && !(rel === '' && fs.existsSync(path.join(this.meta.root, '.zmetadata')))) return;
+        groupAttrs(rel, attrs);
+      }
+      for (const sub of this.meta.children(rel)) walk(key(rel, sub));
+    };
+    walk('');
     // xarray convention: the labels of dimension `x` are the 1-D array `x` of the same group (or the root).
     const byName = new Map(this.variables.map((v) => [v.name, v]));
     const usable = (c: ZarrVariable | undefined, d: number, v: ZarrVariable) =>
@@ -152,82 +387,25 @@ class ZarrReader implements SourceReader {
   async read(variable: SourceVariable, start: number[], count: number[]): Promise<TetTypedArray> {
     const v = variable as ZarrVariable;
     const dtype = v.dtype as DTypeName;
+    if (v.skipReason) {
+      throw convertError((v.skipCode ?? 'TET_CONVERT_READ') as `TET_CONVERT_${string}`, `cannot read ${v.name} from ${this.path}: ${v.skipReason}`);
+    }
+    const zarr = this.zarr;
     try {
-      if (dtype === 'f16' && !(globalThis as any).Float16Array) return await this.readRawFloat16(v, start, count);
-      const zarr = this.zarr;
       v.handle ??= await (v.version === 3 ? zarr.open.v3 : zarr.open.v2)(zarr.root(this.store).resolve(v.key), { kind: 'array' });
       const chunk = await zarr.get(v.handle, start.map((s, d) => zarr.slice(s, s + count[d])));
-      const data = chunk.data as unknown;
-      if (data instanceof zarr.BoolArray) return new Uint8Array(data.buffer, data.byteOffset, data.length).slice();
+      let data = chunk.data as any;
+      if (data instanceof zarr.BoolArray) data = new Uint8Array(data.buffer, data.byteOffset, data.length);
+      data = toCOrder(data, chunk.shape, chunk.stride);
       return toStorage(dtype, data as ArrayLike<number | bigint>);
     } catch (err) {
-      throw convertError('TET_CONVERT_READ',
+      const unknownCodec = err instanceof zarr.UnknownCodecError || (err as any)?.cause instanceof zarr.UnknownCodecError;
+      throw convertError(unknownCodec ? 'TET_CONVERT_UNSUPPORTED_FILTER' : 'TET_CONVERT_READ',
         `cannot read ${v.name} [start ${start.join(',')}, count ${count.join(',')}] from ${this.path}: ${describe(err)}`, err);
     }
   }
 
-  /** float16 without Float16Array: decode the chunks' bytes (bytes + zstd/gzip) and keep the bit patterns. */
-  private async readRawFloat16(v: ZarrVariable, start: number[], count: number[]): Promise<TetTypedArray> {
-    const dir = path.join(this.path, ...v.key.split('/').filter(Boolean));
-    const metaFile = v.version === 3 ? path.join(dir, 'zarr.json') : path.join(dir, '.zarray');
-    const meta = readJsonFile(metaFile);
-    const chunkShape = v.chunkShape ?? v.shape;
-    const nd = v.shape.length;
-    const out = new Uint16Array(count.reduce((a, b) => a * b, 1));
-    const fill = float16Bits(meta.fill_value);
-    const bigEndian = v.version === 3 ? meta.codecs[0]?.configuration?.endian === 'big' : String(meta.dtype).startsWith('>');
-    const compressor: string | undefined = v.version === 3 ? meta.codecs[1]?.name : meta.compressor?.id;
-    const sep = v.version === 3
-      ? (meta.chunk_key_encoding?.configuration?.separator ?? (meta.chunk_key_encoding?.name === 'v2' ? '.' : '/'))
-      : (meta.dimension_separator ?? '.');
-    const prefix = v.version === 3 && meta.chunk_key_encoding?.name !== 'v2' ? ['c'] : [];
-    const g0 = start.map((s, d) => Math.floor(s / chunkShape[d]));
-    const g1 = start.map((s, d) => Math.floor((s + count[d] - 1) / chunkShape[d]));
-    const idx = g0.slice();
-    for (;;) {
-      const file = path.join(dir, [...prefix, ...idx.map(String)].join(sep));
-      let chunk: Uint16Array | null = null;
-      if (fs.existsSync(file)) {
-        let bytes: Uint8Array = fs.readFileSync(file);
-        if (compressor === 'zstd') {
-          const Zstd = (await import('numcodecs/zstd')).default;
-          bytes = await Zstd.fromConfig({ id: 'zstd' }).decode(bytes);
-        } else if (compressor === 'gzip' || compressor === 'zlib') {
-          bytes = require('node:zlib').unzipSync(bytes);
-        }
-        const buf = Buffer.from(bytes);
-        if (bigEndian) buf.swap16();
-        chunk = new Uint16Array(buf.buffer, buf.byteOffset, buf.length / 2);
-      }
-      // Copy the intersection of this chunk with the requested block, element by element.
-      const lo = idx.map((c, d) => Math.max(start[d], c * chunkShape[d]));
-      const hi = idx.map((c, d) => Math.min(start[d] + count[d], (c + 1) * chunkShape[d]));
-      const p = lo.slice();
-      for (;;) {
-        let src = 0, dst = 0;
-        for (let d = 0; d < nd; d++) {
-          src = src * chunkShape[d] + (p[d] - idx[d] * chunkShape[d]);
-          dst = dst * count[d] + (p[d] - start[d]);
-        }
-        out[dst] = chunk ? chunk[src] : fill;
-        let d = nd - 1;
-        while (d >= 0 && ++p[d] === hi[d]) { p[d] = lo[d]; d--; }
-        if (d < 0) break;
-      }
-      let d = nd - 1;
-      while (d >= 0 && ++idx[d] > g1[d]) { idx[d] = g0[d]; d--; }
-      if (d < 0) break;
-    }
-    return out;
-  }
-
   close(): void { /* FileSystemStore holds no descriptors between reads */ }
-}
-
-/** IEEE binary16 bit pattern of a Zarr fill value (number or 'NaN'/'Infinity'/'-Infinity'). */
-function float16Bits(value: unknown): number {
-  const x = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : 0;
-  return float32ToFloat16Bits(x);
 }
 
 /** Round-to-nearest-even binary16 encoding of a number. */
