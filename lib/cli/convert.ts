@@ -61,15 +61,18 @@ export function registerConvertCommands(program: Command): void {
     .option('--chunk <shape>', 'tile shape for every dataset of that rank, e.g. 64,64,64', parseChunk)
     .addOption(new Option('--codec <codec>', 'tile codec').choices(['raw', 'zstd', 'auto']).default('auto'))
     .option('--level <n>', 'zstd level (-7..22)', parseLevel, 3)
-    .option('--unpack', 'apply CF scale_factor/add_offset into f32/f64 (default: keep packed values)')
+    .option('--unpack', 'decode CF packing into f32/f64: _Unsigned, scale_factor/add_offset, _FillValue/missing_value/valid_* as NaN (default: keep stored values)')
+    .option('--follow-external-links', 'follow HDF5 external links into other files (default: reported, not followed)')
     .option('--json', 'print the conversion report as JSON')
     .option('-q, --quiet', 'no progress bar and no notices')
     .action(async (src: string, out: string, o: { include: string[]; exclude: string[]; chunk?: number[];
-      codec: 'raw' | 'zstd' | 'auto'; level: number; unpack?: boolean; json?: boolean; quiet?: boolean }) => {
+      codec: 'raw' | 'zstd' | 'auto'; level: number; unpack?: boolean; followExternalLinks?: boolean; json?: boolean;
+      quiet?: boolean }) => {
       const bar = progressBar(o.quiet, 'tiles');
       try {
         const report = await convert(src, out, {
           include: o.include, exclude: o.exclude, chunk: o.chunk, codec: o.codec, level: o.level, unpack: o.unpack,
+          followExternalLinks: o.followExternalLinks,
           onProgress: (p) => bar?.update(p.chunksDone, p.chunksTotal, p.dataset),
           onNotice: (m) => { if (!o.quiet) process.stderr.write(`notice: ${m}\n`); },
         });

@@ -5,15 +5,15 @@ import * as path from 'node:path';
 import { TetError } from '../errors';
 import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName, type TetTypedArray } from '../types';
 import { extractTile, TetWriter } from '../writer';
-import { attrNumber, jsonNumber } from './attrs';
+import { jsonNumber } from './attrs';
 import { chooseChunkShape, DEFAULT_SLAB_BYTES, gridCoords, slabAxes } from './chunking';
 import { detectSource } from './detect';
-import { storageArray } from './dtype';
 import { convertError, describe } from './errors';
 import { nameFilter } from './glob';
 import { openHdf5 } from './hdf5';
 import { openNetcdfClassic } from './netcdf3';
 import type { ConvertedDataset, ConvertOptions, ConvertReport, OpenOptions, SourceReader, SourceVariable } from './types';
+import { applyUnpack, unpackedAttrs, unpackPlan, type UnpackPlan } from './unpack';
 import { openZarr } from './zarr';
 
 /** Coordinate vectors longer than this stay out of the footer metadata. */
@@ -36,7 +36,7 @@ interface PlannedDataset {
   variable: SourceVariable;
   dtype: DTypeName;
   chunkShape: number[];
-  unpack: { scale: number; offset: number; missing: number[] } | null;
+  unpack: UnpackPlan | null;
   meta: DatasetMetadata;
   report: ConvertedDataset;
 }
@@ -54,33 +54,6 @@ function validateOptions(opts: ConvertOptions): void {
     throw bad(`level must be an integer in -7..22, got ${opts.level}`);
   }
   if (opts.slabBytes !== undefined && !(opts.slabBytes > 0)) throw bad(`slabBytes must be positive, got ${opts.slabBytes}`);
-}
-
-/** CF packing: scale_factor/add_offset into f32 when the packed type and the attributes allow it. */
-function unpackPlan(v: SourceVariable): PlannedDataset['unpack'] & { dtype: DTypeName } | null {
-  const scale = attrNumber(v.attrs.scale_factor);
-  const offset = attrNumber(v.attrs.add_offset);
-  if (scale === undefined && offset === undefined) return null;
-  const narrow = ['u8', 'i16', 'u16', 'f16', 'f32'].includes(v.dtype!);
-  const attrKinds = ['scale_factor', 'add_offset'].filter((k) => k in v.attrs).map((k) => v.attrTypes[k]);
-  const f32 = narrow && attrKinds.every((k) => k === undefined ? v.attrTypes && Object.keys(v.attrTypes).length === 0 : k === 'f32');
-  const missing = ['_FillValue', 'missing_value'].flatMap((k) => {
-    const x = v.attrs[k];
-    return (Array.isArray(x) ? x : [x]).map(attrNumber).filter((n): n is number => n !== undefined);
-  });
-  return { scale: scale ?? 1, offset: offset ?? 0, missing, dtype: f32 ? 'f32' : 'f64' };
-}
-
-function applyUnpack(raw: TetTypedArray, sourceDtype: DTypeName, dtype: DTypeName,
-  u: NonNullable<PlannedDataset['unpack']>): TetTypedArray {
-  const out = storageArray(dtype, raw.length) as Float32Array | Float64Array;
-  const missing = new Set(u.missing);
-  const f16 = sourceDtype === 'f16';
-  for (let i = 0; i < raw.length; i++) {
-    const x = f16 ? f16BitsToNumber(raw[i] as number) : Number(raw[i]);
-    out[i] = missing.has(x) || Number.isNaN(x) ? NaN : x * u.scale + u.offset;
-  }
-  return out;
 }
 
 async function coordLabels(reader: SourceReader, v: SourceVariable, notice: (m: string) => void): Promise<(string | number)[] | null> {
@@ -108,9 +81,14 @@ async function planDatasets(reader: SourceReader, opts: ConvertOptions, notice: 
   const planned: PlannedDataset[] = [];
   for (const v of reader.variables) {
     if (v.hidden || !keep(v.name)) continue;
+    const empty = v.shape.findIndex((n) => n === 0);
+    if (!v.skipReason && empty >= 0) {
+      v.skipReason = `0-length axis ${v.dimNames?.[empty] ?? empty} (shape ${v.shape.join('x')})`;
+      v.skipCode = 'TET_CONVERT_EMPTY';
+    }
     if (v.skipReason || !v.dtype) {
       const reason = v.skipReason ?? `unsupported element type (${v.sourceType})`;
-      skipped.push({ name: v.name, reason });
+      skipped.push({ name: v.name, reason, ...(v.skipCode ? { code: v.skipCode } : {}), shape: v.shape.slice() });
       notice(`skipped ${v.name}: ${reason}`);
       continue;
     }
@@ -120,8 +98,7 @@ async function planDatasets(reader: SourceReader, opts: ConvertOptions, notice: 
       notice(`${v.name}: --chunk has ${opts.chunk.length} axes, the dataset ${v.shape.length}; default tiles used`);
     }
     const { chunkShape } = chooseChunkShape(v.shape, dtype, v.chunkShape, opts.chunk, opts.targetChunkBytes);
-    const attrs = { ...v.attrs };
-    if (up) for (const k of ['scale_factor', 'add_offset', '_FillValue', 'missing_value']) delete attrs[k];
+    const attrs = up ? unpackedAttrs(v.attrs, up) : { ...v.attrs };
     const meta: DatasetMetadata = {};
     if (v.dimNames) meta.dim_names = v.dimNames.slice();
     const coords: Record<string, CoordLabels> = {};
@@ -151,12 +128,14 @@ export async function convert(src: string, out: string, opts: ConvertOptions = {
   validateOptions(opts);
   const notices: string[] = [];
   const notice = (m: string) => { notices.push(m); opts.onNotice?.(m); };
-  const reader = await openSource(src);
+  const keep = nameFilter(opts.include, opts.exclude);
+  const reader = await openSource(src, { keep, followExternalLinks: opts.followExternalLinks ?? false, notice });
   const skipped: ConvertReport['skipped'] = [];
   let writer: TetWriter | null = null;
   try {
     const planned = await planDatasets(reader, opts, notice, skipped);
-    if (planned.length === 0) {
+    const empty = skipped.filter((s) => s.code === 'TET_CONVERT_EMPTY');
+    if (planned.length === 0 && empty.length === 0) {
       const filtered = opts.include?.length || opts.exclude?.length ? ' after --include/--exclude' : '';
       throw convertError('TET_CONVERT_NO_DATASETS',
         `${src}: no numeric array to convert${filtered} (${reader.variables.length} arrays found, ${skipped.length} unsupported)`);
@@ -168,7 +147,8 @@ export async function convert(src: string, out: string, opts: ConvertOptions = {
       writer.addDataset({ name: p.variable.name, dtype: p.dtype, shape: p.variable.shape, chunkShape: p.chunkShape, codec, level });
     }
     for (const p of planned) if (Object.keys(p.meta).length) writer.setMetadata(p.variable.name, p.meta);
-    if (Object.keys(reader.globalAttrs).length) writer.setFileMetadata({ attrs: reader.globalAttrs });
+    const fileMeta = fileMetadata(reader, empty);
+    if (Object.keys(fileMeta).length) writer.setFileMetadata(fileMeta);
     writer.addHistory({
       op: 'convert', source: path.resolve(src), at: new Date().toISOString(),
       params: {
@@ -176,6 +156,7 @@ export async function convert(src: string, out: string, opts: ConvertOptions = {
         ...(opts.include?.length ? { include: opts.include } : {}),
         ...(opts.exclude?.length ? { exclude: opts.exclude } : {}),
         ...(opts.chunk ? { chunk: opts.chunk } : {}),
+        ...(opts.followExternalLinks ? { follow_external_links: true } : {}),
       },
     });
     await writeAll(reader, writer, planned, opts);
@@ -190,12 +171,38 @@ export async function convert(src: string, out: string, opts: ConvertOptions = {
   }
 }
 
+/**
+ * File-level metadata: the root attributes (`attrs`), the attributes of every other group
+ * (`group_attrs`, keyed by group path) and the variables that have a 0-length axis, which a .tet
+ * dataset cannot hold (`empty_datasets`, keyed by name: shape, source type, dim names, attrs).
+ */
+function fileMetadata(reader: SourceReader, empty: ConvertReport['skipped']): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  if (Object.keys(reader.globalAttrs).length) meta.attrs = reader.globalAttrs;
+  const groups = Object.entries(reader.groupAttrs ?? {}).filter(([, a]) => Object.keys(a).length);
+  if (groups.length) meta.group_attrs = Object.fromEntries(groups);
+  if (empty.length) {
+    const byName = new Map(reader.variables.map((v) => [v.name, v]));
+    meta.empty_datasets = Object.fromEntries(empty.map((e) => {
+      const v = byName.get(e.name)!;
+      return [e.name, {
+        shape: v.shape.slice(), source_type: v.sourceType,
+        ...(v.dtype ? { dtype: v.dtype } : {}),
+        ...(v.dimNames ? { dim_names: v.dimNames.slice() } : {}),
+        ...(Object.keys(v.attrs).length ? { attrs: v.attrs } : {}),
+      }];
+    }));
+  }
+  return meta;
+}
+
 async function writeAll(reader: SourceReader, writer: TetWriter, planned: PlannedDataset[], opts: ConvertOptions): Promise<void> {
   const bytesTotal = planned.reduce((s, p) => s + p.variable.shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[p.dtype], 0);
   const chunksTotal = planned.reduce((s, p) => s + p.variable.shape.reduce((a, n, d) => a * Math.ceil(n / p.chunkShape[d]), 1), 0);
   let bytesDone = 0;
   let chunksDone = 0;
-  const inFlight: Promise<void>[] = [];
+  const writes = new WriteQueue(MAX_TILES_IN_FLIGHT);
+  try {
   for (const p of planned) {
     const v = p.variable;
     const nd = v.shape.length;
@@ -209,18 +216,45 @@ async function writeAll(reader: SourceReader, writer: TetWriter, planned: Planne
       if (slab.length !== expected) {
         throw convertError('TET_CONVERT_READ', `${v.name}: the source returned ${slab.length} elements for a slab of ${expected} (count ${count.join(',')})`);
       }
-      if (p.unpack) slab = applyUnpack(slab, v.dtype!, p.dtype, p.unpack);
+      if (p.unpack) slab = applyUnpack(slab, p.unpack);
       for (const inner of gridCoords(grid.slice(k))) {
         const local = [...new Array<number>(k).fill(0), ...inner];
         const tile = k === nd ? slab : extractTile(slab, count, p.chunkShape, local);
         const coords = [...outer, ...inner];
-        inFlight.push(writer.writeChunk(v.name, coords, tile));
-        if (inFlight.length >= MAX_TILES_IN_FLIGHT) await inFlight.shift();
+        await writes.add(writer.writeChunk(v.name, coords, tile));
         chunksDone++;
         bytesDone += tile.length * DTYPE_SIZE[p.dtype];
         opts.onProgress?.({ dataset: v.name, chunksDone, chunksTotal, bytesDone, bytesTotal });
       }
     }
   }
-  await Promise.all(inFlight);
+  } finally {
+    // Every write is awaited before the caller commits or aborts: none rejects unobserved.
+    await writes.settle();
+  }
+  writes.throwIfFailed();
+}
+
+/** At most `limit` writes in flight; the first failure is kept and thrown by the next add(). */
+class WriteQueue {
+  private readonly pending = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
+  constructor(private readonly limit: number) {}
+
+  async add(write: Promise<void>): Promise<void> {
+    const tracked: Promise<void> = write.then(
+      () => { this.pending.delete(tracked); },
+      (error) => { this.pending.delete(tracked); this.failure ??= { error }; });
+    this.pending.add(tracked);
+    while (this.pending.size >= this.limit && !this.failure) await Promise.race(this.pending);
+    this.throwIfFailed();
+  }
+
+  async settle(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+
+  throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
 }

@@ -54,7 +54,13 @@ class HeaderCursor {
     this.pos += n + ((4 - (n % 4)) % 4);
     return b;
   }
-  name(what: string): string { return this.bytes(this.count(`${what} name length`), `${what} name`).toString('utf8'); }
+  /** A name as netCDF-C reads it: up to the first NUL (an in-place rename to a shorter name pads
+   *  the old length with NULs), NFC-normalized. */
+  name(what: string): string {
+    const raw = this.bytes(this.count(`${what} name length`), `${what} name`);
+    const nul = raw.indexOf(0);
+    return (nul >= 0 ? raw.subarray(0, nul) : raw).toString('utf8').normalize('NFC');
+  }
 }
 class NeedMoreBytes extends Error {}
 

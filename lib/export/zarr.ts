@@ -11,6 +11,7 @@ import { open } from '../file';
 import type { DatasetInfo, DatasetMetadata, DTypeName, TetTypedArray } from '../types';
 import { gridCoords } from '../convert/chunking';
 import { storageArray, storageBytes } from '../convert/dtype';
+import { groupPaths, legalizeSegment, NAME_ATTR, zarrNodePaths } from './names';
 
 export interface ExportZarrOptions {
   /** Dataset names to export (default: all). */
@@ -23,6 +24,9 @@ export interface ExportZarrOptions {
   overwrite?: boolean;
   onProgress?: (event: { dataset: string; chunksDone: number; chunksTotal: number }) => void;
 }
+
+/** An `empty_datasets` entry of the file metadata (written by `tet convert`). */
+interface EmptyDataset { shape: number[]; dtype?: string; dim_names?: string[]; attrs?: Record<string, unknown> }
 
 export interface ExportZarrReport {
   output: string;
@@ -110,22 +114,19 @@ function arrayDoc(shape: number[], chunkShape: number[], dtype: DTypeName, fill:
   };
 }
 
-function ensureGroups(root: string, arrayPath: string): void {
+/** Creates the groups above `arrayPath`, with the source's group attributes where the group path
+ *  is the one the attributes were recorded under. */
+function ensureGroups(root: string, arrayPath: string, groupAttrs: Record<string, Record<string, unknown>> = {}): void {
   const parts = arrayPath.split('/');
   let dir = root;
-  for (const part of parts.slice(0, -1)) {
-    dir = path.join(dir, part);
+  for (let i = 0; i < parts.length - 1; i++) {
+    dir = path.join(dir, parts[i]);
     if (!fs.existsSync(path.join(dir, 'zarr.json'))) {
       fs.mkdirSync(dir, { recursive: true });
-      writeJson(path.join(dir, 'zarr.json'), { zarr_format: 3, node_type: 'group', attributes: {} });
+      const attrs = groupAttrs[parts.slice(0, i + 1).join('/')];
+      writeJson(path.join(dir, 'zarr.json'), { zarr_format: 3, node_type: 'group',
+        attributes: attrs && typeof attrs === 'object' ? attrs : {} });
     }
-  }
-}
-
-function checkName(name: string): void {
-  const parts = name.split('/');
-  if (parts.some((p) => p === '' || p === '.' || p === '..' || p.startsWith('__') || p === 'zarr.json' || p === 'c')) {
-    throw convertError('TET_EXPORT_BAD_NAME', `dataset name ${JSON.stringify(name)} cannot be a Zarr node path (empty, '.', '..', 'c', 'zarr.json' or '__' segment)`);
   }
 }
 
@@ -145,16 +146,38 @@ export async function exportZarr(tetPath: string, outDir: string, opts: ExportZa
     const selected: DatasetInfo[] = names.map((n) => {
       const ds = file.datasets.find((d) => d.name === n);
       if (!ds) throw convertError('TET_EXPORT_UNKNOWN_DATASET', `dataset ${JSON.stringify(n)} is not in ${tetPath} (has ${file.datasets.map((d) => d.name).join(', ')})`);
-      checkName(n);
       return ds;
     });
+    // Variables with a 0-length axis that `tet convert` recorded (a .tet dataset cannot hold them)
+    // come back as empty Zarr arrays when the whole file is exported.
+    const emptyMeta = (opts.datasets?.length ? {} : file.metadata.empty_datasets ?? {}) as Record<string, EmptyDataset>;
+    const empties = Object.entries(emptyMeta).filter(([n, e]) => !selected.some((d) => d.name === n)
+      && Array.isArray(e?.shape) && e.shape.length >= 1 && e.shape.every((x) => Number.isSafeInteger(x) && x >= 0)
+      && typeof e.dtype === 'string' && e.dtype in ZARR_TYPE);
+    const nodePath = zarrNodePaths([...selected.map((d) => d.name), ...empties.map(([n]) => n)]);
     const encode = codec === 'zstd' ? await zstdEncoder(level) : async (b: Uint8Array) => b;
     fs.mkdirSync(tmp, { recursive: true });
     const rootAttrs = file.metadata.attrs && typeof file.metadata.attrs === 'object' ? file.metadata.attrs as Record<string, unknown> : {};
     writeJson(path.join(tmp, 'zarr.json'), { zarr_format: 3, node_type: 'group', attributes: rootAttrs });
+    const groupAttrs = (file.metadata.group_attrs && typeof file.metadata.group_attrs === 'object'
+      ? file.metadata.group_attrs : {}) as Record<string, Record<string, unknown>>;
 
     const report: ExportZarrReport = { output: outDir, arrays: [], coordinates: [] };
-    const datasetPaths = new Set(selected.map((d) => d.name));
+    const datasetPaths = new Map(selected.map((d) => [nodePath.get(d.name)!, d]));
+    const groups = groupPaths(nodePath.values());
+    for (const [name, e] of empties) {
+      const node = nodePath.get(name)!;
+      const attributes: Record<string, unknown> = { ...(e.attrs ?? {}) };
+      if (node !== name) attributes[NAME_ATTR] = name;
+      ensureGroups(tmp, node, groupAttrs);
+      const dir = path.join(tmp, ...node.split('/'));
+      fs.mkdirSync(dir, { recursive: true });
+      const dtype = e.dtype as DTypeName;
+      writeJson(path.join(dir, 'zarr.json'), arrayDoc(e.shape, e.shape.map((n) => Math.max(1, n)), dtype,
+        fillValueOf(dtype, e.attrs), codec, level, attributes,
+        Array.isArray(e.dim_names) && e.dim_names.length === e.shape.length ? e.dim_names : undefined));
+      report.arrays.push({ name, path: node, dtype, shape: e.shape.slice(), chunkShape: e.shape.map((n) => Math.max(1, n)) });
+    }
     const writtenCoords = new Map<string, string>(); // array path -> JSON of labels
     const chunksTotal = selected.reduce((s, d) => s + d.chunkCount, 0);
     let chunksDone = 0;
@@ -163,10 +186,12 @@ export async function exportZarr(tetPath: string, outDir: string, opts: ExportZa
       const meta: DatasetMetadata = file.metadata.datasets?.[ds.name] ?? {};
       const fill = fillValueOf(ds.dtype, meta.attrs);
       const attributes: Record<string, unknown> = { ...(meta.attrs ?? {}) };
-      const coordRefs = await exportCoords(tmp, ds, meta, datasetPaths, writtenCoords, file, report, encode, codec, level);
+      const node = nodePath.get(ds.name)!;
+      if (node !== ds.name) attributes[NAME_ATTR] = ds.name;
+      const coordRefs = await exportCoords(tmp, ds, node, meta, datasetPaths, groups, writtenCoords, file, report, encode, codec, level);
       if (Object.keys(coordRefs).length) attributes[COORDS_ATTR] = coordRefs;
-      ensureGroups(tmp, ds.name);
-      const dir = path.join(tmp, ...ds.name.split('/'));
+      ensureGroups(tmp, node, groupAttrs);
+      const dir = path.join(tmp, ...node.split('/'));
       fs.mkdirSync(dir, { recursive: true });
       writeJson(path.join(dir, 'zarr.json'), arrayDoc(ds.shape, ds.chunkShape, ds.dtype, fill, codec, level, attributes, meta.dim_names));
       const full = ds.chunkShape.reduce((a, b) => a * b, 1);
@@ -186,7 +211,7 @@ export async function exportZarr(tetPath: string, outDir: string, opts: ExportZa
         chunksDone++;
         opts.onProgress?.({ dataset: ds.name, chunksDone, chunksTotal });
       }
-      report.arrays.push({ name: ds.name, path: ds.name, dtype: ds.dtype, shape: ds.shape.slice(), chunkShape: ds.chunkShape.slice() });
+      report.arrays.push({ name: ds.name, path: node, dtype: ds.dtype, shape: ds.shape.slice(), chunkShape: ds.chunkShape.slice() });
     }
     if (opts.overwrite && fs.existsSync(outDir)) fs.rmSync(outDir, { recursive: true, force: true });
     fs.renameSync(tmp, outDir);
@@ -205,16 +230,17 @@ export async function exportZarr(tetPath: string, outDir: string, opts: ExportZa
  * convention; reused when an identical one or the dataset of that name already holds them), string
  * labels inline. Returns the `tetration_coords` attribute value.
  */
-async function exportCoords(root: string, ds: DatasetInfo, meta: DatasetMetadata, datasetPaths: Set<string>,
-  written: Map<string, string>, file: Awaited<ReturnType<typeof open>>, report: ExportZarrReport, encode: Encoder,
+async function exportCoords(root: string, ds: DatasetInfo, node: string, meta: DatasetMetadata,
+  datasetPaths: Map<string, DatasetInfo>, groups: Set<string>, written: Map<string, string>,
+  file: Awaited<ReturnType<typeof open>>, report: ExportZarrReport, encode: Encoder,
   codec: 'zstd' | 'raw', level: number): Promise<Record<string, unknown>> {
   const refs: Record<string, unknown> = {};
-  const group = ds.name.includes('/') ? ds.name.slice(0, ds.name.lastIndexOf('/') + 1) : '';
-  const base = ds.name.slice(group.length);
+  const group = node.includes('/') ? node.slice(0, node.lastIndexOf('/') + 1) : '';
+  const base = node.slice(group.length);
   for (const [key, coord] of Object.entries(meta.coords ?? {})) {
     const labels = coord.labels;
     const axis = meta.dim_names?.indexOf(key) ?? -1;
-    const dimName = axis >= 0 ? key : `${base}_axis${key}`;
+    const dimName = legalizeSegment(axis >= 0 ? key : `${base}_axis${key}`);
     if (!labels.every((x) => typeof x === 'number')) {
       refs[key] = { labels };
       continue;
@@ -225,10 +251,11 @@ async function exportCoords(root: string, ds: DatasetInfo, meta: DatasetMetadata
     let chosen: string | null = null;
     for (const c of candidates) {
       if (written.get(c) === json) { chosen = c; break; }
-      if (datasetPaths.has(c)) {
-        const info = file.datasets.find((d) => d.name === c)!;
+      if (groups.has(c)) continue;
+      const info = datasetPaths.get(c);
+      if (info) {
         if (info.shape.length === 1 && info.shape[0] === nums.length) {
-          const { data } = await file.read(c);
+          const { data } = await file.read(info.name);
           const values = Array.from(data as ArrayLike<number | bigint>, Number);
           if (JSON.stringify(values) === json) { chosen = c; break; }
         }
