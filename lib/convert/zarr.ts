@@ -179,6 +179,7 @@ function zarritaArrayDoc(doc: any, version: 2 | 3): any {
     } else if (doc.fill_value === null || doc.fill_value === undefined) {
       out.fill_value = m && m[2] === 'b' ? false : 0;
     }
+    if (m && m[3] === '1') out.dtype = `|${m[2]}1`; // no byte order for 1-byte elements (see below)
   } else {
     if (doc.data_type === 'float16') {
       out.data_type = 'uint16';
@@ -189,8 +190,23 @@ function zarritaArrayDoc(doc: any, version: 2 | 3): any {
       out.fill_value = doc.data_type === 'bool' ? false : 0;
     }
     if (doc.attributes) out.attributes = jsonSafe(doc.attributes);
+    // Byte order is meaningless for 1-byte elements, and zarrita byte-swaps bool in 4-byte groups
+    // when a bytes codec says "big": drop it.
+    if (['bool', 'int8', 'uint8'].includes(doc.data_type)) out.codecs = littleEndianBytes(doc.codecs);
   }
   return out;
+}
+
+/** A v3 codec list with every bytes codec (sharding's inner and index codecs too) little-endian. */
+function littleEndianBytes(codecs: unknown): unknown {
+  if (!Array.isArray(codecs)) return codecs;
+  return codecs.map((c: any) => {
+    if (c?.name === 'bytes') return { ...c, configuration: { ...c.configuration, endian: 'little' } };
+    if (c?.name === 'sharding_indexed' && c.configuration) {
+      return { ...c, configuration: { ...c.configuration, codecs: littleEndianBytes(c.configuration.codecs) } };
+    }
+    return c;
+  });
 }
 
 /** A FileSystemStore whose metadata documents are served normalised (see the file comment). */

@@ -79,7 +79,8 @@ cases = [('t2', 'int16', (5, 7), (2, 3), (1, 0), 'little', None),
          ('t3c', 'bool', (3, 4, 5), (2, 3, 2), (0, 2, 1), 'little', None),
          ('t4', 'int64', (3, 4, 2, 5), (2, 3, 2, 2), (3, 1, 0, 2), 'big', ('zstd', {})),
          ('t4h', 'float16', (2, 3, 4, 5), (2, 2, 3, 2), (2, 3, 1, 0), 'little', ('blosc', {'cname': 'zstd'})),
-         ('t3i8', 'int8', (5, 3, 4), (2, 2, 3), (2, 1, 0), 'little', None)]
+         ('t3i8', 'int8', (5, 3, 4), (2, 2, 3), (2, 1, 0), 'little', None),
+         ('t1b', 'bool', (11,), (4,), None, 'big', ('gzip', {}))]  # "big" on 1-byte elements
 for name, dt, shape, chunk, order, endian, comp in cases:
     a = values(np.dtype(dt) if dt != 'bool' else np.bool_, shape)
     write_v3_array(os.path.join(p, name), a, chunk, order=order, endian=endian, compressor=comp)
@@ -218,6 +219,9 @@ a[...] = values('f8', (4, 5))
 a = g.create_dataset('fso', shape=(10,), chunks=(4,), dtype='<f8',
                      filters=[numcodecs.FixedScaleOffset(offset=10, scale=100, dtype='<f8', astype='<u2')], compressor=None)
 a[...] = np.linspace(10, 20, 10).round(2)
+a = g.create_dataset('fso_int', shape=(6,), chunks=(4,), dtype='<i4',
+                     filters=[numcodecs.FixedScaleOffset(offset=1000, scale=1, dtype='<i4', astype='<u1')], compressor=None)
+a[...] = [1000, 1001, 1100, 1255, 1003, 1007]
 a = g.create_dataset('bz2', shape=(4,), chunks=(4,), dtype='<i4', compressor=numcodecs.BZ2())
 a[...] = [1, 2, 3, 4]
 a = g.create_dataset('lzma', shape=(4,), chunks=(4,), dtype='<i4', compressor=numcodecs.LZMA())
