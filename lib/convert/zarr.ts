@@ -25,8 +25,10 @@ export const COORDINATE_ROLE_ATTR = 'tetration_role';
 /** Attribute written by `tet export`: per axis (dim name or axis index) the store path of the
  *  coordinate array (`{"array": "grp/time"}`) or the labels themselves (`{"labels": [...]}`). */
 export const COORDS_ATTR = 'tetration_coords';
+/** Attribute written by `tet export` when the node path had to differ from the dataset name. */
+export const NAME_ATTR = 'tetration_name';
 /** Attributes consumed by the reader (axis names, coordinates), not copied into dataset attrs. */
-const INTERNAL_ATTRS = new Set(['_ARRAY_DIMENSIONS', COORDINATE_ROLE_ATTR, COORDS_ATTR]);
+const INTERNAL_ATTRS = new Set(['_ARRAY_DIMENSIONS', COORDINATE_ROLE_ATTR, COORDS_ATTR, NAME_ATTR]);
 /** Metadata documents of Zarr v2 and v3 stores. */
 const METADATA_FILES = new Set(['.zarray', '.zattrs', '.zgroup', 'zarr.json', '.zmetadata']);
 /** Codecs that compute on the element values (wrong on float16 read as uint16 bit patterns). */
@@ -292,7 +294,7 @@ function arrayVariable(zarr: Zarrita, rel: string, version: 2 | 3, meta: any, at
   const kept: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(attrs)) if (!INTERNAL_ATTRS.has(k)) kept[k] = jsonSafe(v);
   return {
-    name: rel || rootName, key: `/${rel}`, version, sourceType: String(dataType), dtype, skipReason, skipCode, shape,
+    name: typeof attrs[NAME_ATTR] === 'string' && attrs[NAME_ATTR] ? attrs[NAME_ATTR] as string : rel || rootName, key: `/${rel}`, version, sourceType: String(dataType), dtype, skipReason, skipCode, shape,
     chunkShape: Array.isArray(chunkShape) && chunkShape.length === shape.length ? chunkShape.map(Number) : null,
     dimNames, coordVars: [], attrs: kept, attrTypes: {}, coordsAttr: attrs[COORDS_ATTR],
     hidden: attrs[COORDINATE_ROLE_ATTR] === 'coordinate',
@@ -377,11 +379,13 @@ class ZarrReader implements SourceReader {
     };
     walk('');
     // xarray convention: the labels of dimension `x` are the 1-D array `x` of the same group (or the root).
-    const byName = new Map(this.variables.map((v) => [v.name, v]));
+    // Looked up by store path (names may differ: `tetration_name`).
+    const byName = new Map(this.variables.map((v) => [v.key.slice(1), v]));
     const usable = (c: ZarrVariable | undefined, d: number, v: ZarrVariable) =>
       c && !c.skipReason && c.shape.length === 1 && c.shape[0] === v.shape[d] ? c : null;
     for (const v of this.variables) {
-      const group = v.name.includes('/') ? v.name.slice(0, v.name.lastIndexOf('/')) : '';
+      const rel = v.key.slice(1);
+      const group = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
       v.coordVars = v.shape.map((_, d) => {
         const dn = v.dimNames?.[d];
         return dn ? usable(byName.get(group ? `${group}/${dn}` : dn) ?? byName.get(dn), d, v) : null;
