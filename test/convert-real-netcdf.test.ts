@@ -133,7 +133,7 @@ describe.skipIf(!have)('NetCDF made by netCDF-C tools', () => {
     const report = await convert(join(work, name), out, { codec: 'raw', unpack: true });
     const exp = expected[name];
     const { sets, metadata } = await readAll(out);
-    for (const [k, v] of Object.entries(exp)) {
+    for (const [k, v] of Object.entries(exp) as [string, NcVar][]) {
       if (k.startsWith('__')) continue;
       const got = sets.get(k)!;
       expect(got, k).toBeDefined();
@@ -176,7 +176,7 @@ describe.skipIf(!have)('NetCDF made by netCDF-C tools', () => {
     await convert(join(work, 'packed4.nc'), out, { codec: 'raw' });
     const exp = expected['packed4.nc'];
     const { sets, metadata } = await readAll(out);
-    for (const [k, v] of Object.entries(exp)) {
+    for (const [k, v] of Object.entries(exp) as [string, NcVar][]) {
       if (k.startsWith('__')) continue;
       expect(sets.get(k)!.values, k).toEqual(v.raw.map(want));
       expect(Object.keys(metadata.datasets[k]?.attrs ?? {}).sort(), k).toEqual([...v.attrs].sort());

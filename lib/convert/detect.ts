@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { convertError, describe, openSourceFd } from './errors';
 import type { SourceKind } from './types';
+import { parseZarrJson } from './zarr';
 
 const HDF5_SIGNATURE = Buffer.from([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -24,7 +25,7 @@ export function netcdfClassicVersion(head: Buffer): number {
 
 function readJson(file: string): any {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
+    return parseZarrJson(fs.readFileSync(file, 'utf8'));
   } catch (err) {
     throw convertError('TET_CONVERT_SOURCE_INVALID', `cannot parse Zarr metadata ${file}: ${describe(err)}`, err);
   }
