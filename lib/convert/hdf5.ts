@@ -148,6 +148,8 @@ const CLASS_NAMES: Record<number, string> = { 2: 'time', 3: 'string', 4: 'bitfie
 /** Attributes that carry HDF5 / NetCDF-4 bookkeeping, not user metadata. */
 const BOOKKEEPING_ATTRS = new Set(['REFERENCE_LIST', 'DIMENSION_LIST', 'DIMENSION_LABELS', '_Netcdf4Dimid',
   '_Netcdf4Coordinates', '_nc3_strict', '_NCProperties', '_SuperblockVersion', '_IsNetcdf4']);
+/** Bookkeeping attributes whose values the structure needs. */
+const STRUCTURAL_ATTRS = new Set(['DIMENSION_LIST', 'DIMENSION_LABELS', '_Netcdf4Dimid', '_Netcdf4Coordinates']);
 const NETCDF_PHANTOM_DIM = 'This is a netCDF dimension but not a netCDF variable';
 /** netCDF-C's HDF5 name for a variable named like a dimension it is not the coordinate of. */
 const NON_COORD_PREFIX = '_nc4_non_coord_';
@@ -289,7 +291,7 @@ class Hdf5Reader implements SourceReader {
       const meta = this.tryCall((M) => M.get_attribute_metadata(this.fid, objPath, name) as H5Metadata);
       if (!meta) { this.notice(`attribute '${name}' of ${objPath}: type not readable; not kept`); continue; }
       const bookkeeping = BOOKKEEPING_ATTRS.has(name);
-      if (bookkeeping && name !== 'DIMENSION_LIST' && name !== 'DIMENSION_LABELS') { set.raw[name] = true; continue; }
+      if (bookkeeping && !STRUCTURAL_ATTRS.has(name)) { set.raw[name] = true; continue; }
       const value = this.attrValue(objPath, name, meta, bookkeeping);
       if (value === undefined) continue;
       set.raw[name] = value;
@@ -566,8 +568,13 @@ class Hdf5Reader implements SourceReader {
       }
       names.push(name);
     }
-    const isOwnScale = v.shape.length === 1 && names[0] === null && scalarString(set.raw.CLASS) === 'DIMENSION_SCALE';
-    if (isOwnScale) { names[0] = this.scaleName(v); coords[0] = v.skipReason ? null : v; }
+    const isOwnScale = names[0] === null && scalarString(set.raw.CLASS) === 'DIMENSION_SCALE';
+    if (isOwnScale) {
+      // A scale labels its own first axis (netCDF-C also makes a 2-D `x(x, y)` the scale of x).
+      names[0] = this.scaleName(v);
+      coords[0] = v.skipReason || v.shape.length !== 1 ? null : v;
+    }
+    if (names.some((n) => n === null) && set.raw._Netcdf4Coordinates !== undefined) this.netcdfDims(v, set, names, coords);
     if (names.every((n) => n === null)) this.cfCoordinates(v, names, coords);
     v.dimNames = names.every((n): n is string => typeof n === 'string' && n.length > 0) ? names : null;
     v.coordVars = coords;
@@ -593,6 +600,36 @@ class Hdf5Reader implements SourceReader {
     }
     const paths = this.tryCall((M) => M.get_attached_scales(this.fid, v.h5path, d) as string[]) ?? [];
     return paths.length ? this.byPath.get(paths[0]) : undefined;
+  }
+
+  private dimScales?: Map<number, H5Variable>;
+
+  /** Axes a NetCDF-4 variable names only through `_Netcdf4Coordinates` (dimension ids): the
+   *  scale with that `_Netcdf4Dimid` in the variable's group or an enclosing one. */
+  private netcdfDims(v: H5Variable, set: AttrSet, names: (string | null)[], coords: (SourceVariable | null)[]): void {
+    const ids = Array.from(set.raw._Netcdf4Coordinates as ArrayLike<number>, Number);
+    if (ids.length !== v.shape.length) return;
+    if (!this.dimScales) {
+      this.dimScales = new Map();
+      const groups = new Set<string>();
+      for (let g = path.posix.dirname(v.h5path); ; g = path.posix.dirname(g)) { groups.add(g); if (g === '/') break; }
+      for (const c of this.variables) {
+        if (!groups.has(path.posix.dirname(c.h5path))) continue;
+        const raw = this.readAttrs(c.h5path).raw;
+        if (scalarString(raw.CLASS) !== 'DIMENSION_SCALE' || raw._Netcdf4Dimid === undefined) continue;
+        const id = Number(Array.from(raw._Netcdf4Dimid as ArrayLike<number>)[0] ?? raw._Netcdf4Dimid);
+        if (!this.dimScales.has(id)) this.dimScales.set(id, c);
+      }
+    }
+    ids.forEach((id, d) => {
+      if (names[d] !== null) return;
+      const scale = this.dimScales!.get(id);
+      if (!scale) return;
+      this.resolve(scale);
+      names[d] = scale.hidden ? this.baseName(scale) : this.scaleName(scale);
+      if (!coords[d] && !scale.hidden && !scale.skipReason && scale.shape.length === 1 && scale.shape[0] === v.shape[d]) coords[d] = scale;
+    });
+    this.dimScales = undefined;
   }
 
   private baseName(v: H5Variable): string {
@@ -668,6 +705,9 @@ class Hdf5Reader implements SourceReader {
   async read(variable: SourceVariable, start: number[], count: number[]): Promise<TetTypedArray> {
     const v = variable as H5Variable;
     if (!v.readKind) throw convertError('TET_CONVERT_UNSUPPORTED', `${v.name}: element type ${v.sourceType} is not readable`);
+    if (v.skipCode === 'TET_CONVERT_UNSUPPORTED_FILTER') {
+      throw convertError('TET_CONVERT_UNSUPPORTED_FILTER', `cannot read ${v.name} from ${this.path}: ${v.skipReason}`);
+    }
     const bytes = this.readBytes(v, start, count);
     const buf = bytes.buffer;
     switch (v.readKind) {
