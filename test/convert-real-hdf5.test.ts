@@ -61,7 +61,7 @@ async function readTet(file: string) {
     const out = new Map<string, { dtype: string; shape: number[]; values: string[] }>();
     for (const d of f.datasets) {
       const { data } = await f.read(d.name);
-      const values = d.dtype === 'f16'
+      const values = d.dtype === 'f16' && data instanceof Uint16Array
         ? Array.from(data as Uint16Array, (h) => key(halfToNumber(h)))
         : Array.from(data as ArrayLike<number | bigint>, key);
       out.set(d.name, { dtype: d.dtype, shape: d.shape, values });
