@@ -106,7 +106,8 @@ describe.skipIf(!zarrPythonAvailable())('Zarr stores written by zarr-python / xa
     expect(manifest.nan_xr.attrs!.t).toEqual({ missing_marker: 'NaN', vmax: 'Infinity', units: 'K' });
     await checkStore(store('nan_raw'), join(work, 'nan_raw.tet'), manifest.nan_raw);
     expect(manifest.nan_raw.attrs!.sparse).toMatchObject({ valid_max: 'Infinity', valid_min: '-Infinity', _FillValue: 'NaN' });
-    // A bare token in the root zarr.json: the reader itself (detect.ts parses that document too).
+    // A bare token in the root zarr.json, through detection and convert(), and the reader itself.
+    await checkStore(store('nan3'), join(work, 'nan3.tet'), manifest.nan3);
     const reader = await openZarr(store('nan3'), 3);
     const want = manifest.nan3;
     expect(reader.globalAttrs).toEqual(want.global);
