@@ -78,6 +78,10 @@ export interface NativeBinding {
     chunkShape: number[]; codec: number; level: number }): number;
   /** Compresses (when asked) and writes off the JS thread. */
   writerWriteChunk(w: NativeWriterHandle, datasetId: number, coords: number[], data: Uint8Array): Promise<void>;
+  /** The row-major block of tiles [tileOrigin, tileOrigin + tileCount), read in place (the caller
+   *  keeps `data` unchanged until it settles); tiles compress in parallel, land in grid order. */
+  writerWriteSlab(w: NativeWriterHandle, datasetId: number, tileOrigin: number[], tileCount: number[],
+    data: Uint8Array): Promise<void>;
   writerSetFooter(w: NativeWriterHandle, historyArrayJson: string, metadataObjectJson: string): void;
   writerCommit(w: NativeWriterHandle): Promise<void>;
   writerAbort(w: NativeWriterHandle): void;

@@ -1,8 +1,9 @@
 // Writing .tet files. The native writer needs every dataset declared before the first tile (it
 // sizes the index up front), so TetWriter queues dataset specs until the first writeChunk() or
-// commit() seals the layout; datasets given whole `data` are tiled here at seal time, in grid
-// order (which reproduces the reference writer's bytes). Tiles go to the native writer one at a
-// time in call order, so the file layout is deterministic.
+// commit() seals the layout; datasets given whole `data` go to the native writer as one block at
+// seal time (tiled and compressed in parallel there, in grid order, which reproduces the
+// reference writer's bytes). By default (`ordered`) writes reach the native writer one at a time
+// in call order, so the file layout is deterministic; `ordered: false` lets several run at once.
 import { binding } from './binding';
 import { TetError, TetIoError, toTetError } from './errors';
 import type { NativeWriterHandle } from './native';
@@ -30,6 +31,12 @@ export interface DatasetSpec {
 export interface WriterOptions {
   /** TIDX execution settings stored in the file (0 = engine default). */
   execution?: Partial<FileExecution>;
+  /**
+   * true (default): writes run one after another in call order, so the same calls give the same
+   * bytes. false: writes run concurrently (more compression in parallel); payload offsets then
+   * follow completion order, which every reader handles (the index records each one).
+   */
+  ordered?: boolean;
 }
 
 export interface HistoryInput {
@@ -69,12 +76,17 @@ export class TetWriter {
   private metadata: FileMetadata = {};
   private sealed = false;
   private closed: 'commit' | 'abort' | null = null;
-  // Tail of the chain of native writes: tiles reach the writer in call order.
+  // Ordered: tail of the chain of native writes (tiles reach the writer in call order).
   private pending: Promise<void> = Promise.resolve();
+  // Unordered: every write not yet settled, and the first failure.
+  private readonly running = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
+  private readonly ordered: boolean;
 
-  private constructor(path: string, handle: NativeWriterHandle) {
+  private constructor(path: string, handle: NativeWriterHandle, ordered: boolean) {
     this.path = path;
     this.handle = handle;
+    this.ordered = ordered;
   }
 
   /** Starts a new file; nothing appears at `path` until commit(). */
@@ -86,7 +98,7 @@ export class TetWriter {
     } catch (err) {
       throw toTetError(err);
     }
-    const writer = new TetWriter(path, handle);
+    const writer = new TetWriter(path, handle, opts.ordered ?? true);
     const exec = opts.execution;
     if (exec && (exec.memory_budget_percent_bps || exec.memory_budget_bytes)) {
       try {
@@ -145,6 +157,26 @@ export class TetWriter {
     }
   }
 
+  /**
+   * Writes the whole tiles [tileOrigin, tileOrigin + tileCount) of a streamed dataset from one
+   * row-major block (clipped at the array's edges: its extent along axis a is
+   * min((tileOrigin[a] + tileCount[a]) * chunkShape[a], shape[a]) - tileOrigin[a] * chunkShape[a]).
+   * One native call: tiles are cut, compressed in parallel and written in grid order, with no copy
+   * on the JS thread, so `data` must not change until the promise settles.
+   */
+  writeSlab(datasetName: string, tileOrigin: number[], tileCount: number[], data: TetTypedArray): Promise<void> {
+    try {
+      this.assertOpen();
+      const ds = this.declared(datasetName);
+      if (ds.data !== undefined) throw writeError(`dataset ${JSON.stringify(datasetName)} was given whole data; it cannot also take tiles`);
+      const bytes = this.slabBytes(ds, tileOrigin, tileCount, data);
+      this.seal();
+      return this.enqueueSlab(ds, tileOrigin.slice(), tileCount.slice(), bytes);
+    } catch (err) {
+      return Promise.reject(err instanceof TetError ? err : toTetError(err));
+    }
+  }
+
   /** Appends a history row to the footer. */
   addHistory(row: HistoryInput): void {
     this.assertOpen();
@@ -176,7 +208,7 @@ export class TetWriter {
     this.seal();
     const b = binding();
     try {
-      await this.pending;
+      await this.settled();
       if (this.history.length > 0 || Object.keys(this.metadata).length > 0) {
         b.writerSetFooter(this.handle, JSON.stringify(this.history), JSON.stringify(this.metadata));
       }
@@ -222,23 +254,64 @@ export class TetWriter {
     }
     for (const ds of this.datasets) {
       if (ds.data === undefined) continue;
-      const data = ds.data;
-      forEachChunk(ds.grid, (coords) => {
-        const tile = extractTile(data, ds.spec.shape, ds.spec.chunkShape, coords);
-        this.enqueue(ds, coords, this.tileBytes(ds, coords, tile)).catch(() => {
-          // surfaced by commit(), which awaits the chain
-        });
+      const origin = ds.grid.map(() => 0);
+      this.enqueueSlab(ds, origin, ds.grid.slice(), this.slabBytes(ds, origin, ds.grid, ds.data)).catch(() => {
+        // surfaced by commit(), which awaits every write
       });
     }
   }
 
   private enqueue(ds: DeclaredDataset, coords: number[], bytes: Uint8Array): Promise<void> {
-    const b = binding();
-    const run = this.pending.then(() => b.writerWriteChunk(this.handle, ds.id, coords, bytes)).catch((err) => {
-      throw toTetError(err);
-    });
-    this.pending = run;
+    return this.schedule(() => binding().writerWriteChunk(this.handle, ds.id, coords, bytes));
+  }
+
+  private enqueueSlab(ds: DeclaredDataset, origin: number[], count: number[], bytes: Uint8Array): Promise<void> {
+    return this.schedule(() => binding().writerWriteSlab(this.handle, ds.id, origin, count, bytes));
+  }
+
+  /** Runs a native write in call order (ordered) or at once (unordered); rejects with a TetError. */
+  private schedule(write: () => Promise<void>): Promise<void> {
+    if (this.ordered) {
+      const run = this.pending.then(write).catch((err) => { throw toTetError(err); });
+      this.pending = run.catch(() => undefined);
+      this.running.add(run);
+      const forget = () => { this.running.delete(run); };
+      run.then(forget, (error) => { forget(); this.failure ??= { error }; });
+      return run;
+    }
+    const run = write().catch((err) => { throw toTetError(err); });
+    this.running.add(run);
+    run.then(() => this.running.delete(run), (error) => { this.running.delete(run); this.failure ??= { error }; });
     return run;
+  }
+
+  /** Waits for every write; throws the first failure. */
+  private async settled(): Promise<void> {
+    while (this.running.size) await Promise.allSettled([...this.running]);
+    if (this.failure) throw this.failure.error;
+  }
+
+  private slabBytes(ds: DeclaredDataset, origin: number[], count: number[], data: TetTypedArray): Uint8Array {
+    const { name, dtype, shape, chunkShape } = ds.spec;
+    const ok = (xs: unknown): xs is number[] => Array.isArray(xs) && xs.length === shape.length;
+    if (!ok(origin) || !ok(count)) {
+      throw writeError(`dataset ${JSON.stringify(name)}: slab tile origin and count need ${shape.length} axes, got ${JSON.stringify(origin)} / ${JSON.stringify(count)}`);
+    }
+    let elements = 1;
+    for (let a = 0; a < shape.length; a++) {
+      const o = origin[a];
+      const c = count[a];
+      if (!Number.isSafeInteger(o) || !Number.isSafeInteger(c) || o < 0 || c < 1 || o + c > ds.grid[a]) {
+        throw writeError(`dataset ${JSON.stringify(name)}: slab tiles ${JSON.stringify(origin)} + ${JSON.stringify(count)} outside grid ${JSON.stringify(ds.grid)}`);
+      }
+      elements *= Math.min((o + c) * chunkShape[a], shape[a]) - o * chunkShape[a];
+    }
+    checkArrayType(name, dtype, data);
+    if (data.length !== elements) {
+      throw writeError(`dataset ${JSON.stringify(name)}: slab at tiles ${JSON.stringify(origin)} has ${data.length} elements, the block needs ${elements}`);
+    }
+    const native = dtype === 'f16' && data instanceof Float32Array ? f32ArrayToF16Bits(data) : data;
+    return new Uint8Array(native.buffer, native.byteOffset, native.byteLength);
   }
 
   private tileBytes(ds: DeclaredDataset, coords: number[], tile: TetTypedArray): Uint8Array {

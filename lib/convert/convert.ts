@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { TetError } from '../errors';
 import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName, type TetTypedArray } from '../types';
-import { extractTile, TetWriter } from '../writer';
+import { TetWriter } from '../writer';
 import { jsonNumber } from './attrs';
 import { chooseChunkShape, DEFAULT_SLAB_BYTES, gridCoords, slabAxes } from './chunking';
 import { detectSource } from './detect';
@@ -18,8 +18,8 @@ import { openZarr } from './zarr';
 
 /** Coordinate vectors longer than this stay out of the footer metadata. */
 const MAX_COORD_LABELS = 1_000_000;
-/** Tiles handed to the writer but not yet written; bounds memory held by the write queue. */
-const MAX_TILES_IN_FLIGHT = 4;
+/** Slabs handed to the writer but not yet written; bounds memory held by the write queue. */
+const MAX_SLABS_IN_FLIGHT = 2;
 
 /** Opens a source of any supported kind (detected by content). */
 export async function openSource(src: string, opts: OpenOptions = {}): Promise<SourceReader> {
@@ -201,7 +201,7 @@ async function writeAll(reader: SourceReader, writer: TetWriter, planned: Planne
   const chunksTotal = planned.reduce((s, p) => s + p.variable.shape.reduce((a, n, d) => a * Math.ceil(n / p.chunkShape[d]), 1), 0);
   let bytesDone = 0;
   let chunksDone = 0;
-  const writes = new WriteQueue(MAX_TILES_IN_FLIGHT);
+  const writes = new WriteQueue(MAX_SLABS_IN_FLIGHT);
   try {
   for (const p of planned) {
     const v = p.variable;
@@ -217,15 +217,13 @@ async function writeAll(reader: SourceReader, writer: TetWriter, planned: Planne
         throw convertError('TET_CONVERT_READ', `${v.name}: the source returned ${slab.length} elements for a slab of ${expected} (count ${count.join(',')})`);
       }
       if (p.unpack) slab = applyUnpack(slab, p.unpack);
-      for (const inner of gridCoords(grid.slice(k))) {
-        const local = [...new Array<number>(k).fill(0), ...inner];
-        const tile = k === nd ? slab : extractTile(slab, count, p.chunkShape, local);
-        const coords = [...outer, ...inner];
-        await writes.add(writer.writeChunk(v.name, coords, tile));
-        chunksDone++;
-        bytesDone += tile.length * DTYPE_SIZE[p.dtype];
-        opts.onProgress?.({ dataset: v.name, chunksDone, chunksTotal, bytesDone, bytesTotal });
-      }
+      // One native call per slab: its tiles are cut and compressed in parallel while the next
+      // slab is read here.
+      const tileCount = grid.map((g, d) => (d < k ? 1 : g));
+      await writes.add(writer.writeSlab(v.name, [...outer, ...new Array<number>(nd - k).fill(0)], tileCount, slab));
+      chunksDone += tileCount.reduce((a, b) => a * b, 1);
+      bytesDone += slab.length * DTYPE_SIZE[p.dtype];
+      opts.onProgress?.({ dataset: v.name, chunksDone, chunksTotal, bytesDone, bytesTotal });
     }
   }
   } finally {

@@ -32,7 +32,7 @@ class TetAddon : public Napi::Addon<TetAddon> {
         {"cancel", Cancel}, {"verifyTiles", VerifyTiles}, {"repairFooter", RepairFooter},
         {"hostInfo", HostInfo}, {"writerCreate", WriterCreate},
         {"writerSetExecution", WriterSetExecution}, {"writerAddDataset", WriterAddDataset},
-        {"writerWriteChunk", WriterWriteChunk}, {"writerSetFooter", WriterSetFooter},
+        {"writerWriteChunk", WriterWriteChunk}, {"writerWriteSlab", WriterWriteSlab}, {"writerSetFooter", WriterSetFooter},
         {"writerCommit", WriterCommit}, {"writerAbort", WriterAbort},
     };
     for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));

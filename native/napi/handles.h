@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <shared_mutex>
 #include <mutex>
 
 #include "tet/file.h"
@@ -20,10 +21,12 @@ struct FileSlot {
   std::shared_ptr<File> file;
 };
 
-// A writer. Workers (writeChunk, commit) and the JS thread (addDataset, setFooter, abort) share
-// it, so every use holds `mu`. `writer` is null once committed or aborted.
+// A writer. Workers (writeChunk, writeSlab, commit) and the JS thread (addDataset, setFooter,
+// abort) share it. Tile writes hold `mu` shared (tet::Writer locks its own bookkeeping, so they
+// compress in parallel); everything else holds it exclusively. `writer` is null once committed
+// or aborted.
 struct WriterState {
-  std::mutex mu;
+  std::shared_mutex mu;
   std::unique_ptr<Writer> writer;
   const char* closed_by = nullptr;  // "commit" | "abort" once writer is null
 };

@@ -23,6 +23,7 @@ Napi::Value WriterCreate(const Napi::CallbackInfo& info);
 Napi::Value WriterSetExecution(const Napi::CallbackInfo& info);
 Napi::Value WriterAddDataset(const Napi::CallbackInfo& info);
 Napi::Value WriterWriteChunk(const Napi::CallbackInfo& info);
+Napi::Value WriterWriteSlab(const Napi::CallbackInfo& info);
 Napi::Value WriterSetFooter(const Napi::CallbackInfo& info);
 Napi::Value WriterCommit(const Napi::CallbackInfo& info);
 Napi::Value WriterAbort(const Napi::CallbackInfo& info);

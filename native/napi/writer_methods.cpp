@@ -1,8 +1,9 @@
-// Writing: a tet::Writer behind a handle. Compression and file I/O (writeChunk, commit) run on
-// pool threads; declaration calls are cheap and stay on the JS thread. A mutex per writer
-// serialises both, since tet::Writer is single-threaded.
+// Writing: a tet::Writer behind a handle. Compression and file I/O (writeChunk, writeSlab,
+// commit) run on pool threads; declaration calls are cheap and stay on the JS thread. Tile writes
+// share the writer (tet::Writer is safe for concurrent tile writes); the rest hold it alone.
 #include <limits>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,7 @@ class WriteChunkWorker : public PromiseWorker {
 
  protected:
   void Run() override {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    std::shared_lock<std::shared_mutex> lock(state_->mu);
     LiveWriter(*state_).write_chunk(dataset_id_, coords_, data_.data(), data_.size());
   }
   Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
@@ -44,13 +45,39 @@ class WriteChunkWorker : public PromiseWorker {
   std::vector<uint8_t> data_;
 };
 
+// A block of whole tiles, read in place from the caller's buffer (held by a reference until the
+// promise settles; the caller must not change it meanwhile): no copy on the JS thread.
+class WriteSlabWorker : public PromiseWorker {
+ public:
+  WriteSlabWorker(Napi::Env env, WriterRef state, uint32_t dataset_id, std::vector<uint64_t> origin,
+                  std::vector<uint64_t> count, Napi::Uint8Array bytes)
+      : PromiseWorker(env, "tetration:writeSlab"), state_(std::move(state)), dataset_id_(dataset_id),
+        origin_(std::move(origin)), count_(std::move(count)), keep_(Napi::Persistent(bytes)),
+        data_(bytes.Data()), len_(bytes.ByteLength()) {}
+
+ protected:
+  void Run() override {
+    std::shared_lock<std::shared_mutex> lock(state_->mu);
+    LiveWriter(*state_).write_slab(dataset_id_, origin_, count_, data_, len_);
+  }
+  Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
+
+ private:
+  WriterRef state_;
+  uint32_t dataset_id_;
+  std::vector<uint64_t> origin_, count_;
+  Napi::Reference<Napi::Uint8Array> keep_;
+  const uint8_t* data_;
+  size_t len_;
+};
+
 class CommitWorker : public PromiseWorker {
  public:
   CommitWorker(Napi::Env env, WriterRef state) : PromiseWorker(env, "tetration:commit"), state_(std::move(state)) {}
 
  protected:
   void Run() override {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    std::unique_lock<std::shared_mutex> lock(state_->mu);
     LiveWriter(*state_).commit();
     state_->writer.reset();
     state_->closed_by = "commit";
@@ -87,7 +114,7 @@ Napi::Value WriterSetExecution(const Napi::CallbackInfo& info) {
     FileExecution e;
     e.memory_budget_percent_bps = static_cast<uint16_t>(bps);
     e.memory_budget_bytes = static_cast<uint32_t>(bytes);
-    std::lock_guard<std::mutex> lock(state->mu);
+    std::unique_lock<std::shared_mutex> lock(state->mu);
     LiveWriter(*state).set_execution(e);
     return env.Undefined();
   });
@@ -114,7 +141,7 @@ Napi::Value WriterAddDataset(const Napi::CallbackInfo& info) {
     Napi::Value level = o.Get("level");
     if (!level.IsNumber()) ThrowArg(env, "spec.level must be a number");
     spec.zstd_level = level.As<Napi::Number>().Int32Value();
-    std::lock_guard<std::mutex> lock(state->mu);
+    std::unique_lock<std::shared_mutex> lock(state->mu);
     uint32_t id = LiveWriter(*state).add_dataset(spec);
     return Napi::Number::New(env, id);
   });
@@ -133,13 +160,29 @@ Napi::Value WriterWriteChunk(const Napi::CallbackInfo& info) {
   });
 }
 
+Napi::Value WriterWriteSlab(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return GuardAsync(env, [&]() -> Napi::Value {
+    WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
+    uint64_t id = U64Arg(info, 1, "datasetId");
+    if (id > std::numeric_limits<uint32_t>::max()) ThrowArg(env, "datasetId out of range");
+    std::vector<uint64_t> origin = U64ArrayOf(env, Arg(info, 2, "tileOrigin"), "tileOrigin", kMaxNdim);
+    std::vector<uint64_t> count = U64ArrayOf(env, Arg(info, 3, "tileCount"), "tileCount", kMaxNdim);
+    Napi::Value v = Arg(info, 4, "data");
+    if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+      ThrowArg(env, "data must be a Uint8Array");
+    return (new WriteSlabWorker(env, std::move(state), static_cast<uint32_t>(id), std::move(origin), std::move(count),
+                                v.As<Napi::Uint8Array>()))->Start();
+  });
+}
+
 Napi::Value WriterSetFooter(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guard(env, [&]() -> Napi::Value {
     WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
     std::string history = StringArg(info, 1, "historyArrayJson");
     std::string metadata = StringArg(info, 2, "metadataObjectJson");
-    std::lock_guard<std::mutex> lock(state->mu);
+    std::unique_lock<std::shared_mutex> lock(state->mu);
     LiveWriter(*state).set_footer(history, metadata);
     return env.Undefined();
   });
@@ -156,7 +199,7 @@ Napi::Value WriterAbort(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guard(env, [&]() -> Napi::Value {
     WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
-    std::lock_guard<std::mutex> lock(state->mu);
+    std::unique_lock<std::shared_mutex> lock(state->mu);
     if (state->writer) {  // idempotent; aborting after commit leaves the committed file alone
       state->writer->abort();
       state->writer.reset();

@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +18,7 @@
 #include <new>
 
 #include "codec/zstd_codec.h"
+#include "exec/thread_pool.h"
 #include "format/footer.h"
 #include "tet/error.h"
 #include "util/checked.h"
@@ -57,6 +60,12 @@ struct Writer::Impl {
   bool has_footer = false;
   std::string history_json = "[]", metadata_json;
   std::mutex mu;
+
+  struct Reserved { uint64_t linear = 0; CodecChoice choice = CodecChoice::Raw; int level = 3; };
+  Reserved reserve(uint32_t dataset_id, const uint64_t* coords, size_t ncoords, uint64_t len);
+  void release(uint32_t dataset_id, uint64_t linear) noexcept;
+  void append(uint32_t dataset_id, uint64_t linear, const uint8_t* stored, uint64_t stored_len, Codec codec,
+              uint64_t raw_len);
 
   void require_open(const char* what) const {
     if (done) fail("TET_WRITE_CLOSED", std::string(what) + ": the writer for '" + path + "' was already committed or aborted");
@@ -258,70 +267,55 @@ uint32_t Writer::add_dataset(const DatasetSpec& spec) {
   return static_cast<uint32_t>(m.datasets.size() - 1);
 }
 
-void Writer::write_chunk(uint32_t dataset_id, const std::vector<uint64_t>& coords, const uint8_t* data, uint64_t len) {
-  Impl& m = *impl_;
+// Under m.mu: validates one tile of `len` bytes at `coords` and marks its slot pending.
+Writer::Impl::Reserved Writer::Impl::reserve(uint32_t dataset_id, const uint64_t* coords, size_t ncoords, uint64_t len) {
+  if (dataset_id >= datasets.size())
+    fail("TET_WRITE_BAD_DATASET", "write_chunk: dataset id " + u64s(dataset_id) + " >= " + u64s(datasets.size()) +
+                                      " declared datasets");
+  DatasetState& d = datasets[dataset_id];
+  std::vector<uint64_t> cv(coords, coords + ncoords);
+  const std::string dsn = "dataset '" + d.spec.name + "'";
+  if (ncoords != d.info.ndim)
+    fail("TET_WRITE_BAD_COORDS", dsn + ": chunk coords " + coords_text(cv) + " have " + u64s(ncoords) +
+                                     " axes, want " + u64s(d.info.ndim));
+  std::array<uint64_t, 8> c{};
   uint64_t linear = 0;
-  CodecChoice choice;
-  int level;
-  {
-    std::lock_guard<std::mutex> lock(m.mu);
-    m.require_open("write_chunk");
-    m.seal();
-    if (dataset_id >= m.datasets.size())
-      fail("TET_WRITE_BAD_DATASET", "write_chunk: dataset id " + u64s(dataset_id) + " >= " + u64s(m.datasets.size()) +
-                                        " declared datasets");
-    DatasetState& d = m.datasets[dataset_id];
-    const std::string dsn = "dataset '" + d.spec.name + "'";
-    if (coords.size() != d.info.ndim)
-      fail("TET_WRITE_BAD_COORDS", dsn + ": chunk coords " + coords_text(coords) + " have " + u64s(coords.size()) +
-                                       " axes, want " + u64s(d.info.ndim));
-    std::array<uint64_t, 8> c{};
-    for (uint32_t a = 0; a < d.info.ndim; ++a) {
-      if (coords[a] >= d.info.grid[a])
-        fail("TET_WRITE_BAD_COORDS", dsn + ": chunk coords " + coords_text(coords) + " outside the chunk grid (axis " +
-                                         u64s(a) + " has " + u64s(d.info.grid[a]) + " chunks)");
-      c[a] = coords[a];
-      linear = linear * d.info.grid[a] + coords[a];
-    }
-    uint32_t& slot = d.slots[static_cast<size_t>(linear)];
-    if (slot != kSlotEmpty)
-      fail("TET_WRITE_DUPLICATE_CHUNK", dsn + ": chunk " + coords_text(coords) + " was already written");
-    auto ext = tile_shape(d.info, c);
-    uint64_t want = dtype_size(d.spec.dtype);
-    for (uint32_t a = 0; a < d.info.ndim; ++a) want *= ext[a];
-    if (len != want) {
-      std::vector<uint64_t> e(ext.begin(), ext.begin() + d.info.ndim);
-      fail("TET_WRITE_BAD_LENGTH", dsn + ": chunk " + coords_text(coords) + " has " + u64s(len) +
-                                       " bytes, want the clipped tile " + coords_text(e) + " x " +
-                                       u64s(dtype_size(d.spec.dtype)) + " B = " + u64s(want));
-    }
-    slot = kSlotPending;
-    choice = d.spec.codec;
-    level = d.spec.zstd_level;
+  for (uint32_t a = 0; a < d.info.ndim; ++a) {
+    if (coords[a] >= d.info.grid[a])
+      fail("TET_WRITE_BAD_COORDS", dsn + ": chunk coords " + coords_text(cv) + " outside the chunk grid (axis " +
+                                       u64s(a) + " has " + u64s(d.info.grid[a]) + " chunks)");
+    c[a] = coords[a];
+    linear = linear * d.info.grid[a] + coords[a];
   }
-
-  // Compression runs outside the lock so concurrent write_chunk calls compress in parallel.
-  std::vector<uint8_t> compressed;
-  Codec codec = Codec::Raw;
-  try {
-    if (choice != CodecChoice::Raw) {
-      zstd_compress_frame(data, static_cast<size_t>(len), level, compressed);
-      codec = (choice == CodecChoice::Zstd || compressed.size() < len) ? Codec::Zstd : Codec::Raw;
-    }
-  } catch (...) {
-    std::lock_guard<std::mutex> lock(m.mu);
-    if (!m.done) m.datasets[dataset_id].slots[static_cast<size_t>(linear)] = kSlotEmpty;
-    throw;
+  uint32_t& slot = d.slots[static_cast<size_t>(linear)];
+  if (slot != kSlotEmpty)
+    fail("TET_WRITE_DUPLICATE_CHUNK", dsn + ": chunk " + coords_text(cv) + " was already written");
+  auto ext = tile_shape(d.info, c);
+  uint64_t want = dtype_size(d.spec.dtype);
+  for (uint32_t a = 0; a < d.info.ndim; ++a) want *= ext[a];
+  if (len != want) {
+    std::vector<uint64_t> e(ext.begin(), ext.begin() + d.info.ndim);
+    fail("TET_WRITE_BAD_LENGTH", dsn + ": chunk " + coords_text(cv) + " has " + u64s(len) +
+                                     " bytes, want the clipped tile " + coords_text(e) + " x " +
+                                     u64s(dtype_size(d.spec.dtype)) + " B = " + u64s(want));
   }
-  const uint8_t* stored = codec == Codec::Zstd ? compressed.data() : data;
-  uint64_t stored_len = codec == Codec::Zstd ? compressed.size() : len;
+  slot = kSlotPending;
+  return Reserved{linear, d.spec.codec, d.spec.zstd_level};
+}
 
-  std::lock_guard<std::mutex> lock(m.mu);
-  m.require_open("write_chunk");
-  uint64_t offset = m.write_pos;
-  if (add_overflows(offset, stored_len, &m.write_pos)) m.io_fail("file offset overflow writing", EFBIG);
-  if (int err = pwrite_full(m.fd, stored, static_cast<size_t>(stored_len), offset)) m.io_fail("cannot write a chunk to", err);
-  DatasetState& d = m.datasets[dataset_id];
+// Under m.mu: a pending slot goes back to empty (its tile failed before it was written).
+void Writer::Impl::release(uint32_t dataset_id, uint64_t linear) noexcept {
+  if (!done && dataset_id < datasets.size()) datasets[dataset_id].slots[static_cast<size_t>(linear)] = kSlotEmpty;
+}
+
+// Under m.mu: appends a tile's stored bytes at the write position and records its index row.
+void Writer::Impl::append(uint32_t dataset_id, uint64_t linear, const uint8_t* stored, uint64_t stored_len, Codec codec,
+                          uint64_t raw_len) {
+  require_open("write_chunk");
+  uint64_t offset = write_pos;
+  if (add_overflows(offset, stored_len, &write_pos)) io_fail("file offset overflow writing", EFBIG);
+  if (int err = pwrite_full(fd, stored, static_cast<size_t>(stored_len), offset)) io_fail("cannot write a chunk to", err);
+  DatasetState& d = datasets[dataset_id];
   ChunkEntry e;
   e.dataset_id = dataset_id;
   uint64_t rest = linear;
@@ -330,11 +324,162 @@ void Writer::write_chunk(uint32_t dataset_id, const std::vector<uint64_t>& coord
     rest /= d.info.grid[a];
   }
   e.payload_offset = offset;
-  e.raw_byte_len = len;
+  e.raw_byte_len = raw_len;
   e.stored_byte_len = stored_len;
   e.codec = codec;
-  m.arrived.push_back(e);
-  d.slots[static_cast<size_t>(linear)] = static_cast<uint32_t>(m.arrived.size() - 1);
+  arrived.push_back(e);
+  d.slots[static_cast<size_t>(linear)] = static_cast<uint32_t>(arrived.size() - 1);
+}
+
+namespace {
+
+// Compresses one tile as the dataset's codec choice asks; `codec` says what is stored (the raw
+// bytes themselves when Raw). No lock held: concurrent calls compress in parallel.
+void encode_tile(CodecChoice choice, int level, const uint8_t* data, uint64_t len, std::vector<uint8_t>& compressed,
+                 Codec& codec) {
+  codec = Codec::Raw;
+  if (choice == CodecChoice::Raw) return;
+  zstd_compress_frame(data, static_cast<size_t>(len), level, compressed);
+  codec = (choice == CodecChoice::Zstd || compressed.size() < len) ? Codec::Zstd : Codec::Raw;
+}
+
+}  // namespace
+
+void Writer::write_chunk(uint32_t dataset_id, const std::vector<uint64_t>& coords, const uint8_t* data, uint64_t len) {
+  Impl& m = *impl_;
+  Impl::Reserved r;
+  {
+    std::lock_guard<std::mutex> lock(m.mu);
+    m.require_open("write_chunk");
+    m.seal();
+    r = m.reserve(dataset_id, coords.data(), coords.size(), len);
+  }
+  std::vector<uint8_t> compressed;
+  Codec codec = Codec::Raw;
+  try {
+    encode_tile(r.choice, r.level, data, len, compressed, codec);
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(m.mu);
+    m.release(dataset_id, r.linear);
+    throw;
+  }
+  std::lock_guard<std::mutex> lock(m.mu);
+  if (codec == Codec::Zstd) m.append(dataset_id, r.linear, compressed.data(), compressed.size(), codec, len);
+  else m.append(dataset_id, r.linear, data, len, codec, len);
+}
+
+void Writer::write_slab(uint32_t dataset_id, const std::vector<uint64_t>& tile_origin,
+                        const std::vector<uint64_t>& tile_count, const uint8_t* data, uint64_t len) {
+  Impl& m = *impl_;
+  // Geometry of the block and of each tile in it, fixed under the lock.
+  std::vector<uint64_t> first(tile_origin.size()), extent(tile_origin.size()), chunk(tile_origin.size());
+  std::vector<uint64_t> shape(tile_origin.size());
+  std::vector<Impl::Reserved> reserved;
+  uint64_t esize = 0, tiles = 1;
+  uint32_t ndim = 0;
+  {
+    std::lock_guard<std::mutex> lock(m.mu);
+    m.require_open("write_slab");
+    m.seal();
+    if (dataset_id >= m.datasets.size())
+      fail("TET_WRITE_BAD_DATASET", "write_slab: dataset id " + u64s(dataset_id) + " >= " + u64s(m.datasets.size()) +
+                                        " declared datasets");
+    const DatasetState& d = m.datasets[dataset_id];
+    const std::string dsn = "dataset '" + d.spec.name + "'";
+    ndim = d.info.ndim;
+    if (tile_origin.size() != ndim || tile_count.size() != ndim)
+      fail("TET_WRITE_BAD_COORDS", dsn + ": slab tile origin " + coords_text(tile_origin) + " / count " +
+                                       coords_text(tile_count) + " need " + u64s(ndim) + " axes");
+    esize = dtype_size(d.spec.dtype);
+    uint64_t want = esize;
+    for (uint32_t a = 0; a < ndim; ++a) {
+      uint64_t end = 0;
+      if (tile_count[a] == 0 || add_overflows(tile_origin[a], tile_count[a], &end) || end > d.info.grid[a])
+        fail("TET_WRITE_BAD_COORDS", dsn + ": slab tiles " + coords_text(tile_origin) + " + " + coords_text(tile_count) +
+                                         " outside the chunk grid (axis " + u64s(a) + " has " + u64s(d.info.grid[a]) +
+                                         " chunks)");
+      chunk[a] = d.info.chunk_shape[a];
+      shape[a] = d.info.shape[a];
+      first[a] = tile_origin[a] * chunk[a];
+      extent[a] = std::min(end * chunk[a], shape[a]) - first[a];
+      want *= extent[a];
+      tiles *= tile_count[a];
+    }
+    if (len != want)
+      fail("TET_WRITE_BAD_LENGTH", dsn + ": slab at tiles " + coords_text(tile_origin) + " has " + u64s(len) +
+                                       " bytes, want " + coords_text(extent) + " x " + u64s(esize) + " B = " + u64s(want));
+    reserved.reserve(static_cast<size_t>(tiles));
+    std::vector<uint64_t> t(ndim);
+    try {
+      for (uint64_t i = 0; i < tiles; ++i) {
+        uint64_t rest = i;
+        uint64_t tile_len = esize;
+        for (int a = static_cast<int>(ndim) - 1; a >= 0; --a) {
+          t[a] = tile_origin[a] + rest % tile_count[a];
+          rest /= tile_count[a];
+          tile_len *= std::min(chunk[a], shape[a] - t[a] * chunk[a]);
+        }
+        reserved.push_back(m.reserve(dataset_id, t.data(), ndim, tile_len));
+      }
+    } catch (...) {
+      for (const auto& r : reserved) m.release(dataset_id, r.linear);
+      throw;
+    }
+  }
+
+  // Tiles in batches: extracted and compressed in parallel, appended in grid order, so the
+  // file's bytes are those of write_chunk calls in that order (and memory stays one batch).
+  exec::ThreadPool& pool = exec::ThreadPool::instance();
+  const uint64_t batch = std::max<uint64_t>(1, 2ull * pool.size());
+  struct Encoded { std::vector<uint8_t> raw, compressed; Codec codec = Codec::Raw; };
+  std::vector<Encoded> out(static_cast<size_t>(std::min(batch, tiles)));
+  uint64_t done = 0;
+  try {
+    for (uint64_t b0 = 0; b0 < tiles; b0 += batch) {
+      uint64_t n = std::min(batch, tiles - b0);
+      pool.parallel_for(n, 0, [&](uint64_t k, uint32_t) {
+        uint64_t i = b0 + k;
+        std::array<uint64_t, 8> lo{}, te{};  // tile origin within the slab, tile extent
+        uint64_t rest = i, tile_elems = 1;
+        for (int a = static_cast<int>(ndim) - 1; a >= 0; --a) {
+          uint64_t tk = rest % tile_count[a];
+          rest /= tile_count[a];
+          lo[a] = tk * chunk[a];
+          te[a] = std::min(chunk[a], extent[a] - lo[a]);
+          tile_elems *= te[a];
+        }
+        Encoded& e = out[static_cast<size_t>(k)];
+        e.raw.resize(static_cast<size_t>(tile_elems * esize));
+        // Copy rows (runs along the last axis) of the tile out of the row-major slab.
+        const uint64_t run = te[ndim - 1] * esize;
+        const uint64_t rows = tile_elems / te[ndim - 1];
+        std::array<uint64_t, 8> idx{};
+        for (uint64_t r = 0; r < rows; ++r) {
+          uint64_t src = 0;
+          for (uint32_t a = 0; a < ndim; ++a) src = src * extent[a] + (lo[a] + (a + 1 < ndim ? idx[a] : 0));
+          std::memcpy(e.raw.data() + r * run, data + src * esize, static_cast<size_t>(run));
+          for (int a = static_cast<int>(ndim) - 2; a >= 0; --a) {
+            if (++idx[a] < te[a]) break;
+            idx[a] = 0;
+          }
+        }
+        encode_tile(reserved[static_cast<size_t>(i)].choice, reserved[static_cast<size_t>(i)].level, e.raw.data(),
+                    e.raw.size(), e.compressed, e.codec);
+      });
+      std::lock_guard<std::mutex> lock(m.mu);
+      for (uint64_t k = 0; k < n; ++k) {
+        Encoded& e = out[static_cast<size_t>(k)];
+        const auto& r = reserved[static_cast<size_t>(b0 + k)];
+        if (e.codec == Codec::Zstd) m.append(dataset_id, r.linear, e.compressed.data(), e.compressed.size(), e.codec, e.raw.size());
+        else m.append(dataset_id, r.linear, e.raw.data(), e.raw.size(), e.codec, e.raw.size());
+        ++done;
+      }
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(m.mu);
+    for (uint64_t i = done; i < tiles; ++i) m.release(dataset_id, reserved[static_cast<size_t>(i)].linear);
+    throw;
+  }
 }
 
 void Writer::set_footer(const std::string& history_array_json, const std::string& metadata_object_json) {

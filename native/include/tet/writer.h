@@ -30,6 +30,11 @@ class Writer {
   uint32_t add_dataset(const DatasetSpec& spec);  // returns dataset id
   // `data` holds the clipped tile at `coords`, dtype-native little-endian, row-major.
   void write_chunk(uint32_t dataset_id, const std::vector<uint64_t>& coords, const uint8_t* data, uint64_t len);
+  // `data` holds the row-major block covering the tiles [tile_origin, tile_origin + tile_count)
+  // (clipped at the array's edges). Its tiles are extracted and compressed in parallel on the
+  // process pool and appended in grid order: the same bytes as write_chunk calls in that order.
+  void write_slab(uint32_t dataset_id, const std::vector<uint64_t>& tile_origin,
+                  const std::vector<uint64_t>& tile_count, const uint8_t* data, uint64_t len);
   // Footer JSON object text ({"history":[...],"metadata":{...}}); empty = no footer.
   // Metadata over 64 KiB is spilled (metadata_ref) by the writer.
   void set_footer(const std::string& history_array_json, const std::string& metadata_object_json);
