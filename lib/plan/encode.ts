@@ -1,11 +1,8 @@
 // Encodes a compiled plan into the wire form the native core decodes (native/include/tet/plan.h).
 
-export const OP_CODE = {
-  none: 0, sum: 1, mean: 2, min: 3, max: 4, count: 5, var: 6, std: 7, product: 8,
-  norm_l1: 9, norm_l2: 10, all_finite: 11, any_nan: 12, any_inf: 13, arg_min: 14, arg_max: 15,
-  nan_count: 16, inf_count: 17, null_count: 18, nan_mean: 19, nan_std: 20,
-  median: 21, quantile: 22, histogram: 23, covariance: 24, correlation: 25,
-} as const;
+import { OP_CODE } from './ops.generated';
+
+export { OP_CODE };
 export type OpName = keyof typeof OP_CODE;
 
 export const STRATEGY_CODE = {

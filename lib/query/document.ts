@@ -1,6 +1,8 @@
 // The query document: the flat wire shape users write in JSON or TOML (validated, unchanged),
 // and the normalized operation the planner works from.
 
+import { MATERIALIZE_OP_NAMES, PARAM_OPS, SIMPLE_OPS } from '../plan/ops.generated';
+
 /** An axis: index, decimal string ("0") or dimension name ("time"). */
 export type AxisToken = number | string;
 /** [] = scalar; one token or a list of tokens = partial reduction over those axes. */
@@ -28,22 +30,15 @@ export interface NullCountParams extends AxisParams { fill?: number }
 export interface QuantileParams extends AxisParams { q: number }
 export interface HistogramParams extends AxisParams { bins: number; min?: number; max?: number }
 
-/** Reductions written as a bare axis spec. */
-export const SIMPLE_OPS = [
-  'sum', 'mean', 'min', 'max', 'count', 'var', 'std', 'product', 'norm_l1', 'norm_l2',
-  'all_finite', 'any_nan', 'any_inf', 'arg_min', 'arg_max', 'nan_count', 'inf_count',
-  'nan_mean', 'nan_std', 'median',
-] as const;
+/** Reductions written as a bare axis spec, and with op-specific parameters (native/fold/ops.def). */
+export { SIMPLE_OPS, PARAM_OPS };
 export type SimpleOpName = (typeof SIMPLE_OPS)[number];
-export const PARAM_OPS = ['null_count', 'quantile', 'histogram', 'covariance', 'correlation'] as const;
 export type ParamOpName = (typeof PARAM_OPS)[number];
 export type ReductionName = SimpleOpName | ParamOpName;
 export const REDUCTION_KEYS: readonly ReductionName[] = [...SIMPLE_OPS, ...PARAM_OPS];
 
 /** Tier C: needs the whole logical selection (materialize or temp spill). */
-export const MATERIALIZE_OPS: ReadonlySet<ReductionName> = new Set<ReductionName>([
-  'median', 'quantile', 'histogram', 'covariance', 'correlation',
-]);
+export const MATERIALIZE_OPS: ReadonlySet<ReductionName> = new Set<ReductionName>(MATERIALIZE_OP_NAMES);
 
 export const TOP_LEVEL_KEYS: readonly string[] = [
   'dataset', 'layout_version', 'selection', 'execution', 'spill', ...REDUCTION_KEYS,

@@ -1,32 +1,15 @@
 // Native QueryResult (header + typed arrays) -> QueryResponse.execution fields.
 import type { NativeQueryResult } from '../native';
 import { IO_MODE_NAME, STRATEGY_NAME } from '../plan/encode';
+import { PARTIAL_FIELD as GEN_PARTIAL_FIELD, SCALAR_FIELD as GEN_SCALAR_FIELD } from '../plan/ops.generated';
 import type { CompiledExecution, PlannedQuery, ResolvedOperation } from '../plan/compile';
 import type { ExecutionSection, IntegerList, PartialValues, QueryResponse, ScalarValue } from './types';
 
-/** Scalar field per reduction (spec: operations table). */
-export const SCALAR_FIELD: Readonly<Record<string, keyof ExecutionSection>> = {
-  sum: 'operation_sum', mean: 'operation_mean', min: 'operation_min', max: 'operation_max',
-  count: 'operation_element_count', var: 'operation_var', std: 'operation_std', product: 'operation_product',
-  norm_l1: 'operation_norm_l1', norm_l2: 'operation_norm_l2', all_finite: 'operation_all_finite',
-  any_nan: 'operation_any_nan', any_inf: 'operation_any_inf', arg_min: 'operation_argmin_index',
-  arg_max: 'operation_argmax_index', nan_count: 'operation_nan_count', inf_count: 'operation_inf_count',
-  null_count: 'operation_null_count', nan_mean: 'operation_nan_mean', nan_std: 'operation_nan_std',
-  median: 'operation_median', quantile: 'operation_quantile',
-};
+/** Scalar field per reduction (spec: operations table; generated from native/fold/ops.def). */
+export const SCALAR_FIELD: Readonly<Record<string, keyof ExecutionSection>> = GEN_SCALAR_FIELD;
 
 /** Partial-axis field per reduction. */
-export const PARTIAL_FIELD: Readonly<Record<string, keyof ExecutionSection>> = {
-  sum: 'operation_reduced_sum', mean: 'operation_reduced_mean', min: 'operation_reduced_min',
-  max: 'operation_reduced_max', count: 'operation_reduced_count', var: 'operation_reduced_var',
-  std: 'operation_reduced_std', product: 'operation_reduced_product', norm_l1: 'operation_reduced_norm_l1',
-  norm_l2: 'operation_reduced_norm_l2', all_finite: 'operation_reduced_all_finite',
-  any_nan: 'operation_reduced_any_nan', any_inf: 'operation_reduced_any_inf', arg_min: 'operation_reduced_argmin',
-  arg_max: 'operation_reduced_argmax', nan_count: 'operation_reduced_nan_count',
-  inf_count: 'operation_reduced_inf_count', null_count: 'operation_reduced_null_count',
-  nan_mean: 'operation_reduced_nan_mean', nan_std: 'operation_reduced_nan_std', median: 'operation_reduced_median',
-  quantile: 'operation_reduced_quantile', histogram: 'operation_reduced_histogram_counts',
-};
+export const PARTIAL_FIELD: Readonly<Record<string, keyof ExecutionSection>> = GEN_PARTIAL_FIELD;
 
 const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);

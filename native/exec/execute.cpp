@@ -22,8 +22,8 @@
 #include "exec/streaming_fold.h"
 #include "exec/thread_pool.h"
 #include "exec/tile_fetch.h"
-#include "fold/accumulator.h"
 #include "fold/order_stats.h"
+#include "fold/registry.h"
 #include "tet/error.h"
 #include "tet/file.h"
 #include "tet/query.h"
@@ -41,11 +41,6 @@ const float* f16_table() {
 }
 
 namespace {
-
-bool is_tier_c(Op op) {
-  return op == Op::Median || op == Op::Quantile || op == Op::Histogram || op == Op::Covariance ||
-         op == Op::Correlation;
-}
 
 // A file mapping that is unmapped (and its descriptor closed) on every exit path.
 struct Mapping {
@@ -81,7 +76,7 @@ class Executor {
     if (plan_.op == Op::None) {
       if (plan_.strategy == Strategy::MmapSpill) spill<S, T>();
       else preview_capped<S, T>();
-    } else if (is_tier_c(plan_.op)) {
+    } else if (fold::is_tier_c(plan_.op)) {
       materialize_and_run<S, T>();
     } else {
       if (plan_.preview_max > 0) preview_capped<S, T>();
