@@ -8,9 +8,9 @@ export { verify, repair, REPAIR_CODES, QUICK_DECODE_CHUNKS } from './health';
 export type { VerifyReport, VerifyFinding, VerifyOptions, RepairCode, RepairResult, Severity } from './health';
 export {
   TetError, TetQueryError, TetFormatError, TetBudgetError, TetIoError, TetCancelledError, TetDeviceError,
-  ERROR_CODES, isTetError,
+  TetConvertError, ERROR_CODES, isTetError,
 } from './errors';
-export type { KnownErrorCode } from './errors';
+export type { KnownErrorCode, TetErrorDetail, TetErrorOptions, TetErrorWithCode } from './errors';
 export { hostInfo } from './host';
 export { DTYPE_BY_TAG, DTYPE_TAG, DTYPE_SIZE } from './types';
 export type * from './types';

@@ -9,7 +9,7 @@ import * as api from '../lib/index';
 
 const PUBLIC_NAMES = [
   'DTYPE_BY_TAG', 'DTYPE_SIZE', 'DTYPE_TAG', 'ERROR_CODES', 'QUERY_LIMITS', 'QUICK_DECODE_CHUNKS', 'REPAIR_CODES',
-  'TetBudgetError', 'TetCancelledError', 'TetDeviceError', 'TetError', 'TetFile', 'TetFormatError', 'TetIoError',
+  'TetBudgetError', 'TetCancelledError', 'TetConvertError', 'TetDeviceError', 'TetError', 'TetFile', 'TetFormatError', 'TetIoError',
   'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'exportZarr', 'hostInfo', 'isTetError', 'open', 'openSync',
   'parseQueryFile', 'parseQueryText', 'planQuery', 'queryJsonSchema', 'repair', 'runQuery', 'toJsonText', 'validateQuery',
   'verify',
@@ -24,7 +24,7 @@ describe('public API surface', () => {
   });
 
   it('error classes form one hierarchy under TetError', () => {
-    for (const C of [api.TetQueryError, api.TetFormatError, api.TetBudgetError, api.TetIoError, api.TetCancelledError, api.TetDeviceError]) {
+    for (const C of [api.TetQueryError, api.TetFormatError, api.TetBudgetError, api.TetIoError, api.TetCancelledError, api.TetDeviceError, api.TetConvertError]) {
       const e = new C('TET_X', 'm');
       expect(e).toBeInstanceOf(api.TetError);
       expect(e).toBeInstanceOf(Error);
@@ -74,5 +74,7 @@ describe('error codes', () => {
     expect(errorClassFor('TET_CANCELLED')).toBe(api.TetCancelledError);
     expect(errorClassFor('TET_DEVICE_LOST')).toBe(api.TetDeviceError);
     expect(errorClassFor('TET_INTERNAL')).toBe(api.TetError);
+    expect(errorClassFor('TET_CONVERT_OPEN')).toBe(api.TetConvertError);
+    expect(errorClassFor('TET_EXPORT_OUTPUT_EXISTS')).toBe(api.TetConvertError);
   });
 });

@@ -144,7 +144,7 @@ describe.skipIf(!have)('NetCDF made by netCDF-C tools', () => {
         expectClose(got.values, v.decoded, got.dtype === 'f32', k);
         const unpacked = report.datasets.find((d) => d.name === k)!.unpacked;
         if (unpacked) for (const a of ['scale_factor', 'add_offset', '_FillValue', 'valid_range', '_Unsigned']) expect(metadata.datasets?.[k]?.attrs ?? {}, `${k} ${a}`).not.toHaveProperty(a);
-      } else if (v.decoded.includes(null) && !v.attrs.some((a) => MASK_ATTRS.includes(a))) {
+      } else if (v.decoded.includes(null) && !v.attrs.some((a: string) => MASK_ATTRS.includes(a))) {
         // Integers that netCDF4-python masks only by the default fill: kept as stored integers
         // (xarray's rule; see lib/convert/README.md), the same bits as its unmasked data.
         expect(got.dtype, k).toBe(TET_DTYPE[v.decoded_dtype]);

@@ -1,10 +1,13 @@
 // The one place convert/export build their TetErrors (codes TET_CONVERT_* / TET_EXPORT_*).
 import fs from 'node:fs';
-import { TetError } from '../errors';
+import { errorClassFor, type TetConvertError, type TetErrorDetail } from '../errors';
 
+/** A TetConvertError, built through errorClassFor like every other TetError. */
 export function convertError(code: `TET_CONVERT_${string}` | `TET_EXPORT_${string}`, message: string,
-  cause?: unknown): TetError {
-  return new TetError(code, message, cause === undefined ? undefined : { cause });
+  cause?: unknown, detail?: TetErrorDetail): TetConvertError {
+  const Cls = errorClassFor(code);
+  const options = cause === undefined && detail === undefined ? undefined : { cause, detail };
+  return new Cls(code, message, options) as TetConvertError;
 }
 
 /** Message of an unknown thrown value. */

@@ -7,6 +7,14 @@
 
 namespace tet {
 
+ErrorDetail chunk_detail(const DatasetInfo& ds, const ChunkEntry& entry, const std::string& path) {
+  ErrorDetail d;
+  d.dataset = ds.name;
+  d.chunk.emplace(entry.coords.begin(), entry.coords.begin() + (ds.ndim < entry.coords.size() ? ds.ndim : entry.coords.size()));
+  d.path = path;
+  return d;
+}
+
 void decode_payload(const ChunkEntry& entry, const uint8_t* stored, std::vector<uint8_t>& out,
                     const std::string& context) {
   switch (entry.codec) {

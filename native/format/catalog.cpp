@@ -174,13 +174,14 @@ void parse_entries(const uint8_t* d, uint64_t len, const Superblock& sb, uint64_
     for (uint32_t a = 0; a < ds.ndim; ++a)
       if (e.coords[a] >= ds.grid[a])
         fail("TET_INDEX_CHUNK_OUT_OF_GRID", en + ": chunk coords " + coords_text(e.coords, ds.ndim) + " outside grid " +
-                                                coords_text(ds.grid, ds.ndim) + " of '" + ds.name + "'");
+                                                coords_text(ds.grid, ds.ndim) + " of '" + ds.name + "'", chunk_detail(ds, e));
     auto ext = tile_shape(ds, e.coords);
     uint64_t want = dtype_size(ds.dtype);
     for (uint32_t a = 0; a < ds.ndim; ++a) want *= ext[a];  // <= logical_bytes: no overflow
     if (e.raw_byte_len != want)
       fail("TET_PAYLOAD_LENGTH", en + ": raw_byte_len " + u64s(e.raw_byte_len) + " != clipped tile " +
-                                     tile_text(ext, ds.ndim) + " x " + u64s(dtype_size(ds.dtype)) + " B = " + u64s(want));
+                                     tile_text(ext, ds.ndim) + " x " + u64s(dtype_size(ds.dtype)) + " B = " + u64s(want),
+           chunk_detail(ds, e));
     ds.stored_bytes += e.stored_byte_len;  // each <= file_len and rows <= file_len/104: no overflow
     (e.codec == Codec::Raw ? ds.raw_chunks : ds.zstd_chunks) += 1;
     per_dataset[static_cast<size_t>(e.dataset_id)] += 1;
@@ -212,7 +213,8 @@ void build_lookup(Catalog& cat, const std::vector<uint64_t>& per_dataset) {
       if (rows[k].first == rows[k - 1].first)
         fail("TET_INDEX_DUPLICATE_CHUNK", "entry " + u64s(rows[k].second) + ": duplicate chunk coords " +
                                               coords_text(cat.entries[rows[k].second].coords, ds.ndim) + " for '" +
-                                              ds.name + "' (also entry " + u64s(rows[k - 1].second) + ")");
+                                              ds.name + "' (also entry " + u64s(rows[k - 1].second) + ")",
+             chunk_detail(ds, cat.entries[rows[k].second]));
     if (rows.size() != ds.chunk_count) {
       uint64_t missing = rows.size();  // first linear index absent from the sorted, unique list
       for (size_t k = 0; k < rows.size(); ++k)

@@ -74,7 +74,7 @@ TileView File::tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint
     // The context string is only built on failure: decoding is the hot path.
     std::string context = "dataset '" + ds.name + "' entry " + std::to_string(index) + " chunk_index (";
     for (uint32_t a = 0; a < ds.ndim; ++a) context += (a ? ", " : "") + std::to_string(e.coords[a]);
-    fail(err.code().c_str(), context + ")" + err.what());
+    fail(err.code().c_str(), context + ")" + err.what(), chunk_detail(ds, e, path_));
   }
   return TileView{scratch.data(), e.raw_byte_len};
 }

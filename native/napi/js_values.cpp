@@ -7,9 +7,24 @@
 
 namespace tet::napi {
 
-Napi::Error MakeError(Napi::Env env, const std::string& code, const std::string& message) {
+Napi::Error MakeError(Napi::Env env, const std::string& code, const std::string& message,
+                      const ErrorDetail& detail) {
   Napi::Error err = Napi::Error::New(env, message);
   err.Value().Set("code", Napi::String::New(env, code));
+  if (!detail.empty()) {
+    Napi::Object d = Napi::Object::New(env);
+    if (!detail.dataset.empty()) d.Set("dataset", Napi::String::New(env, detail.dataset));
+    if (detail.chunk) {
+      Napi::Array chunk = Napi::Array::New(env, detail.chunk->size());
+      for (size_t a = 0; a < detail.chunk->size(); ++a)
+        chunk.Set(static_cast<uint32_t>(a), Napi::Number::New(env, static_cast<double>((*detail.chunk)[a])));
+      d.Set("chunk", chunk);
+    }
+    if (detail.shard) d.Set("shard", Napi::Number::New(env, static_cast<double>(*detail.shard)));
+    if (detail.unit) d.Set("unit", Napi::Number::New(env, static_cast<double>(*detail.unit)));
+    if (!detail.path.empty()) d.Set("path", Napi::String::New(env, detail.path));
+    err.Value().Set("detail", d);
+  }
   return err;
 }
 

@@ -17,7 +17,9 @@ namespace tet::napi {
 
 constexpr const char* kBadArgument = "TET_BINDING_BAD_ARGUMENT";
 
-Napi::Error MakeError(Napi::Env env, const std::string& code, const std::string& message);
+// A JS Error with `.code`, and `.detail` (an object of the fields present) when `detail` has any.
+Napi::Error MakeError(Napi::Env env, const std::string& code, const std::string& message,
+                      const ErrorDetail& detail = ErrorDetail());
 [[noreturn]] void ThrowArg(Napi::Env env, const std::string& message);
 
 // Runs `body` on the JS thread and turns every C++ exception into a thrown JS Error with a code
@@ -29,7 +31,7 @@ Napi::Value Guard(Napi::Env env, Body&& body) {
   } catch (const Napi::Error&) {
     throw;
   } catch (const tet::Error& e) {
-    throw MakeError(env, e.code(), e.what());
+    throw MakeError(env, e.code(), e.what(), e.detail());
   } catch (const std::bad_alloc&) {
     throw MakeError(env, "TET_INTERNAL", "out of memory");
   } catch (const std::exception& e) {

@@ -31,7 +31,7 @@ class PromiseWorker : public Napi::AsyncWorker {
     try {
       Run();
     } catch (const tet::Error& e) {
-      Fail(e.code(), e.what());
+      Fail(e.code(), e.what(), e.detail());
     } catch (const std::bad_alloc&) {
       Fail("TET_INTERNAL", "out of memory");
     } catch (const std::exception& e) {
@@ -54,7 +54,7 @@ class PromiseWorker : public Napi::AsyncWorker {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     if (failed_) {
-      deferred_.Reject(MakeError(env, code_, message_).Value());
+      deferred_.Reject(MakeError(env, code_, message_, detail_).Value());
       return;
     }
     try {
@@ -62,7 +62,7 @@ class PromiseWorker : public Napi::AsyncWorker {
     } catch (const Napi::Error& e) {
       deferred_.Reject(e.Value());
     } catch (const tet::Error& e) {
-      deferred_.Reject(MakeError(env, e.code(), e.what()).Value());
+      deferred_.Reject(MakeError(env, e.code(), e.what(), e.detail()).Value());
     } catch (const std::exception& e) {
       deferred_.Reject(MakeError(env, "TET_INTERNAL", std::string("internal error: ") + e.what()).Value());
     } catch (...) {
@@ -77,15 +77,17 @@ class PromiseWorker : public Napi::AsyncWorker {
     }
   }
 
-  void Fail(const std::string& code, const std::string& message) {
+  void Fail(const std::string& code, const std::string& message, const ErrorDetail& detail = ErrorDetail()) {
     failed_ = true;
     code_ = code;
     message_ = message;
+    detail_ = detail;
   }
 
   Napi::Promise::Deferred deferred_;
   bool failed_ = false;
   std::string code_, message_;
+  ErrorDetail detail_;
 };
 
 }  // namespace tet::napi

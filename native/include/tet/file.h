@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tet/chunk_source.h"
+#include "tet/error.h"
 
 namespace tet {
 
@@ -45,6 +46,9 @@ Catalog parse_catalog(const uint8_t* data, uint64_t len, const OpenOptions& opts
 // Decode one stored payload into `out` (resized to entry.raw_byte_len).
 void decode_payload(const ChunkEntry& entry, const uint8_t* stored, std::vector<uint8_t>& out,
                     const std::string& context);
+
+// The err.detail of an error about one chunk: its dataset, grid coordinates and file.
+ErrorDetail chunk_detail(const DatasetInfo& ds, const ChunkEntry& entry, const std::string& path = std::string());
 
 // IEEE half -> float, exact for all 65536 bit patterns.
 float f16_to_f32(uint16_t h);
