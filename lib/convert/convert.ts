@@ -6,6 +6,7 @@ import { TetError } from '../errors';
 import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName, type TetTypedArray } from '../types';
 import { TetWriter } from '../writer';
 import { jsonNumber } from './attrs';
+import { f16BitsToNumber } from './dtype';
 import { chooseChunkShape, DEFAULT_SLAB_BYTES, gridCoords, slabAxes } from './chunking';
 import { detectSource } from './detect';
 import { convertError, describe } from './errors';
@@ -66,14 +67,6 @@ async function coordLabels(reader: SourceReader, v: SourceVariable, notice: (m: 
   return Array.from(data as ArrayLike<number | bigint>, jsonNumber);
 }
 
-function f16BitsToNumber(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const mant = h & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
-}
 
 async function planDatasets(reader: SourceReader, opts: ConvertOptions, notice: (m: string) => void,
   skipped: ConvertReport['skipped']): Promise<PlannedDataset[]> {

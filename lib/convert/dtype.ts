@@ -65,3 +65,13 @@ export function storageFromBytes(dtype: DTypeName, bytes: Uint8Array): TetTypedA
   const aligned = bytes.byteOffset % size === 0 ? bytes : bytes.slice();
   return new probe.constructor(aligned.buffer, aligned.byteOffset, aligned.byteLength / size);
 }
+
+/** The value of an IEEE binary16 bit pattern. */
+export function f16BitsToNumber(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const mant = h & 0x3ff;
+  if (exp === 0) return sign * mant * 2 ** -24;
+  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
+  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
+}

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DTypeName, TetTypedArray } from '../types';
 import { jsonAttr, typedArrayKind } from './attrs';
-import { toStorage } from './dtype';
+import { f16BitsToNumber as f16ToNumber, toStorage } from './dtype';
 import { convertError, describe } from './errors';
 import type { OpenOptions, SourceKind, SourceReader, SourceVariable } from './types';
 
@@ -187,14 +187,6 @@ function elementMapping(meta: H5Metadata): { dtype: DTypeName | null; readKind: 
   return { dtype: null, readKind: '', sourceType: name, reason: name };
 }
 
-function f16ToNumber(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const mant = h & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
-}
 
 interface AttrSet {
   attrs: Record<string, unknown>;

@@ -12,7 +12,7 @@
 // unsigned reinterpretation keeps integers (u8/u16/u32/u64).
 import type { DTypeName, TetTypedArray } from '../types';
 import { attrNumber } from './attrs';
-import { storageArray } from './dtype';
+import { f16BitsToNumber as f16ToNumber, storageArray } from './dtype';
 import type { SourceVariable } from './types';
 
 /** Attributes consumed by unpacking (dropped from the converted dataset's attrs). */
@@ -145,14 +145,6 @@ export function unpackPlan(v: SourceVariable): UnpackPlan | null {
     missing: missing.filter((x) => !Number.isNaN(x)), maskNaN, validMin, validMax, float: true };
 }
 
-function f16ToNumber(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const mant = h & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
-}
 
 /** Decodes one slab of stored values (the reader's storage array) into `plan.dtype`. */
 export function applyUnpack(raw: TetTypedArray, plan: UnpackPlan): TetTypedArray {
