@@ -1,5 +1,6 @@
 // The public API surface: exported runtime names of lib/index.ts and of the built bundles
 // (dist/index.cjs via require, dist/index.mjs via import; built by `npm run build:ts`).
+import { SHARED } from './support-paths';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ describe('public API surface', () => {
   it.skipIf(!existsSync(esm))('dist/index.mjs (import) exports the same names', async () => {
     const mod = (await import(pathToFileURL(esm).href)) as typeof api;
     expect(names(mod)).toEqual(PUBLIC_NAMES);
-    const f = await mod.open('/work/shared/fixtures/reference/tet/sample.tet');
+    const f = await mod.open(join(SHARED, 'fixtures/reference/tet/sample.tet'));
     expect(Array.from((await f.read('temperature')).data as Float32Array)).toEqual([1, 2, 3, 4, 5, 6]);
     f.close();
   });

@@ -1,5 +1,6 @@
 // `tet info`, `tet verify`, `tet repair` run in-process through runCli (exit codes, stdout,
 // stderr), on the reference files and conformance fixtures.
+import { SHARED } from './support-paths';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +11,8 @@ import { registerInfoCommands } from '../lib/cli/info';
 import { runCli } from '../lib/cli/run';
 import { TetError } from '../lib/errors';
 
-const REF = '/work/shared/fixtures/reference/tet';
-const CONF = '/work/shared/conformance/fixtures';
+const REF = join(SHARED, 'fixtures/reference/tet');
+const CONF = join(SHARED, 'conformance/fixtures');
 const dir = mkdtempSync(join(tmpdir(), 'tet-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -3,6 +3,7 @@
 // serial runs (folds use a canonical order whatever the thread count) and match a JS model
 // computed from the raw values; nothing may leak (the file's mappings and descriptors are gone
 // from /proc/self once the last query holding them ends) and the process must stay healthy.
+import { SHARED } from './support-paths';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { open, TetError, type TetFile } from '../lib/index';
 import { packageRoot } from '../lib/binding';
 import { runEvalWorker } from './worker-support';
 
-const BIG = '/work/shared/conformance/fixtures/big_f32.tet';  // f32 [3000,1500], 96 raw tiles
+const BIG = join(SHARED, 'conformance/fixtures/big_f32.tet');  // f32 [3000,1500], 96 raw tiles
 const ROWS = 3000, COLS = 1500;
 const dir = mkdtempSync(join(tmpdir(), 'tet-conc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

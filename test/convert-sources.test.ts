@@ -1,6 +1,7 @@
 // tet convert on the reference HDF5 / NetCDF-4 / Zarr v3 sources: values, dtypes, dim names,
 // coordinate labels and attributes compared with what Python (h5py, netCDF4, numpy+zstandard)
 // reads from the same files, and read back with the spec-written .tet reader.
+import { SHARED } from './support-paths';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { convert } from '../lib/convert';
 import { readIndependently, type IndependentDataset } from './sdk-independent-reader';
 import { decodePy, footerOf, pythonAvailable, pythonDump, TET_DTYPE_OF, type PyArray } from './convert-support';
 
-const REF = '/work/shared/fixtures/reference';
+const REF = join(SHARED, 'fixtures/reference');
 const work = mkdtempSync(join(tmpdir(), 'tet-convert-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const py = pythonAvailable();

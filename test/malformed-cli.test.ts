@@ -2,6 +2,7 @@
 // built CLI (`node bin/tet.js info|verify FILE`: exit 1, one `error: ...` line on stderr, no stack,
 // no signal, no hang) and through the SDK (open + read of every dataset rejects with a TetError
 // whose TET_* area matches the error class the independent reference reader raised).
+import { SHARED } from './support-paths';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { open, TetError } from '../lib/index';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'bin/tet.js');
-const CONF = '/work/shared/conformance';
+const CONF = join(SHARED, 'conformance');
 const manifest = JSON.parse(readFileSync(join(CONF, 'manifest.json'), 'utf8')) as {
   files: { file: string; kind: string; note: string; oracle_reader_error: string }[];
 };

@@ -2,6 +2,7 @@
 // and a partial query over one_to_six_f32.tet ([[1,2,3],[4,5,6]], tiles [2,2] -> grid [1,2]),
 // with hand-computed content, plus a non-finite result (nan_inf_f32.tet, expectation from numpy
 // on the independent model's array).
+import { SHARED } from './support-paths';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(__dirname, '..');
 const BIN = join(ROOT, 'bin/tet.js');
-const FIX = '/work/shared/conformance/fixtures';
+const FIX = join(SHARED, 'conformance/fixtures');
 const SIX = join(FIX, 'one_to_six_f32.tet');
 const work = mkdtempSync(join(tmpdir(), 'tet-formats-'));
 const env = { ...process.env, XDG_CACHE_HOME: join(work, 'cache') };
@@ -138,7 +139,7 @@ describe('quiet and table', () => {
 describe('values JSON cannot hold', () => {
   it('NaN results are "NaN" in json/stats/full, NaN in quiet and table', () => {
     const file = join(FIX, 'nan_inf_f32.tet');
-    const py = execFileSync('python3', ['-c', `import sys, json; sys.path.insert(0, '/work/shared/conformance/runner'); import tet, numpy as np
+    const py = execFileSync('python3', ['-c', `import sys, json; sys.path.insert(0, '${SHARED}/conformance/runner'); import tet, numpy as np
 a = tet.read(${JSON.stringify(file)})['obs'].astype(np.float64)
 print(json.dumps({'max': repr(float(np.max(a))), 'nan_count': int(np.isnan(a).sum())}))`], { encoding: 'utf8' });
     const want = JSON.parse(py) as { max: string; nan_count: number };

@@ -2,6 +2,7 @@
 // random JSON values and grammar-shaped documents (valid and invalid, deep, huge, odd unicode)
 // through parseQueryText / validateQuery / TetFile.query. The only acceptable failure is a
 // TetError with a TET_* code; valid documents survive a JSON round trip unchanged.
+import { SHARED } from './support-paths';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,7 +144,7 @@ describe('TetFile.query on real files never throws anything but TetError', () =>
   const files: TetFile[] = [];
   beforeAll(async () => {
     for (const name of ['multi_dataset.tet', 'f32_r3_mixed.tet', 'f16_r2.tet', 'u32_r2.tet', 'labels_r2.tet']) {
-      const src = join('/work/shared/conformance/fixtures', name);
+      const src = join(join(SHARED, 'conformance/fixtures'), name);
       try {
         copyFileSync(src, join(dir, name));
         files.push(await open(join(dir, name)));

@@ -7,6 +7,7 @@
 // query-parse.test.ts covers the parse-level equivalence of the same pairs; this is execution.
 // Part 2: the conformance cases for partial axes (incl. clipped edge tiles), strided selections,
 // coordinate labels and dimension names, run through the SDK's file.query() against cases.json.
+import { SHARED } from './support-paths';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +17,8 @@ import { open, TetError, type TetFile } from '../lib/index';
 
 const ROOT = join(__dirname, '..');
 const BIN = join(ROOT, 'bin/tet.js');
-const RUNNER = '/work/shared/conformance/runner';
-const FIX = '/work/shared/conformance/fixtures';
+const RUNNER = join(SHARED, 'conformance/runner');
+const FIX = join(SHARED, 'conformance/fixtures');
 const WEATHER = join(FIX, 'meta_weather.tet');
 const TABLE = join(FIX, 'meta_table.tet');
 const work = mkdtempSync(join(tmpdir(), 'tet-query-examples-'));
@@ -170,7 +171,7 @@ interface Case {
   id: string; file: string; query: Record<string, unknown>; expected: unknown; tags: string[];
   compare?: Record<string, { mode: string; rtol?: number; atol?: number; repr?: string | null }>;
 }
-const CASES = JSON.parse(readFileSync('/work/shared/conformance/cases.json', 'utf8')) as Case[];
+const CASES = JSON.parse(readFileSync(join(SHARED, 'conformance/cases.json'), 'utf8')) as Case[];
 const strided = (c: Case) => ((c.query.selection as ({ step?: number } | null)[] | undefined) ?? []).some((s) => s !== null && (s.step ?? 1) !== 1);
 const FEATURES = ['partial', 'label_slice', 'named_axis'];
 const picked = CASES.filter((c) => !c.tags.includes('big') && !c.tags.includes('ambiguous')
@@ -208,7 +209,7 @@ describe('conformance: partial axes, clipped edges, strided selections, labels a
   it.each(picked.map((c) => [c.id, c] as const))('%s', async (_id, c) => {
     let file = files.get(c.file);
     if (!file) {
-      file = await open(join('/work/shared/conformance', c.file));
+      file = await open(join(join(SHARED, 'conformance'), c.file));
       files.set(c.file, file);
     }
     if (c.expected === 'error') {

@@ -3,6 +3,7 @@
 // (TET_IO_FILE_CHANGED) or, when the change came after the read finished, the right answer —
 // never SIGBUS. The racing scenarios run in a child process so a fault there cannot take the
 // test runner down; the child's exit status is part of the assertion.
+import { SHARED } from './support-paths';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { open, TetError } from '../lib/index';
 import { packageRoot } from '../lib/binding';
 
-const CONF = '/work/shared/conformance/fixtures';
+const CONF = join(SHARED, 'conformance/fixtures');
 const BIG = join(CONF, 'big_f32.tet');  // f32 [3000,1500], 96 raw tiles of [250,200], 18 MB
 const dir = mkdtempSync(join(tmpdir(), 'tet-robust-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

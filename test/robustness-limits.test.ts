@@ -2,6 +2,7 @@
 // history caps, and pathological but valid files — 1 million tiny chunks, rank 8 with extent 1,
 // a 100 GiB logical shape with a few stored bytes — that either work within bounds or fail fast
 // with a clear error.
+import { SHARED } from './support-paths';
 import { mkdtempSync, openSync as fsOpen, readFileSync, readSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { appendHistory, readHistory } from '../lib/query/history';
 
 const dir = mkdtempSync(join(tmpdir(), 'tet-limits-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const BIG = '/work/shared/conformance/fixtures/big_f32.tet';  // f32 [3000,1500] = 18 MB logical
+const BIG = join(SHARED, 'conformance/fixtures/big_f32.tet');  // f32 [3000,1500] = 18 MB logical
 
 async function rejection(p: Promise<unknown>): Promise<TetError> {
   const e = await p.then(() => null, (x: unknown) => x);

@@ -1,11 +1,13 @@
 // The N-API boundary itself: argument checking (never a crash), handle type tags, closed
 // handles, cancellation, plan validation errors and host facts.
+import { SHARED } from './support-paths';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { binding } from '../lib/binding';
 import { encodePlan } from '../lib/plan/encode';
 
-const BIG = '/work/shared/conformance/fixtures/big_f32.tet';
-const SAMPLE = '/work/shared/fixtures/reference/tet/sample.tet';
+const BIG = join(SHARED, 'conformance/fixtures/big_f32.tet');
+const SAMPLE = join(SHARED, 'fixtures/reference/tet/sample.tet');
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const fullPlan = (shape: number[], previewMax: number) => encodePlan({

@@ -1,14 +1,15 @@
 // Reads through the SDK (open/openSync/TetFile.read) checked against expectations from outside
 // the code under test: the reference README, an independent spec-only reader of raw tiles
 // (sdk-independent-reader.ts) and the conformance cases (numpy model).
+import { SHARED } from './support-paths';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { open, openSync, TetFile, TetFormatError, TetIoError, TetQueryError } from '../lib/index';
 import { readIndependently } from './sdk-independent-reader';
 
-const REF = '/work/shared/fixtures/reference/tet';
-const CONF = '/work/shared/conformance';
+const REF = join(SHARED, 'fixtures/reference/tet');
+const CONF = join(SHARED, 'conformance');
 const manifest = JSON.parse(readFileSync(join(CONF, 'manifest.json'), 'utf8')) as {
   files: { file: string; kind: string; datasets?: { name: string; dtype: string; shape: number[] }[]; oracle_reader_error?: string }[];
 };

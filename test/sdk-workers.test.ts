@@ -2,6 +2,7 @@
 // worker with its own addon instance (Napi::Addon instance data), plus a worker terminated
 // while its reads are in flight. Workers run plain JS against the binding (no TS loader
 // there), encoding the plan wire by hand from native/include/tet/plan.h.
+import { SHARED } from './support-paths';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -10,7 +11,7 @@ import { open } from '../lib/index';
 import { packageRoot } from '../lib/binding';
 import { runEvalWorker } from './worker-support';
 
-const LARGE = '/work/shared/fixtures/reference/tet/large.tet';
+const LARGE = join(SHARED, 'fixtures/reference/tet/large.tet');
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');

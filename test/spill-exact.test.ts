@@ -3,6 +3,7 @@
 // .tobytes()` on the independent model's array (conformance/runner/tet.py) and to SDK read().
 // Fixtures cover clipped edge tiles, zstd, mixed codecs, rank 4, i64/u64 beyond 2^53 and f16;
 // selections cover full reads, strided and offset windows, and stops past the end (clamped).
+import { SHARED } from './support-paths';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +13,8 @@ import { open } from '../lib/index';
 
 const ROOT = join(__dirname, '..');
 const BIN = join(ROOT, 'bin/tet.js');
-const RUNNER = '/work/shared/conformance/runner';
-const FIX = '/work/shared/conformance/fixtures';
+const RUNNER = join(SHARED, 'conformance/runner');
+const FIX = join(SHARED, 'conformance/fixtures');
 const work = mkdtempSync(join(tmpdir(), 'tet-spill-exact-'));
 const env = { ...process.env, XDG_CACHE_HOME: join(work, 'cache') };
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -1,8 +1,9 @@
 // TetWriter round trips checked by the independent model: every dtype x codec (raw, zstd, auto) x
 // chunking (single tile, regular grid, clipped edges on every
 // axis; rank 1..4), half written as whole data, half streamed as hand-cut tiles in shuffled order.
-// Each file is read back through the SDK and by /work/shared/conformance/runner/tet.py (numpy +
+// Each file is read back through the SDK and by ../shared/conformance/runner/tet.py (numpy +
 // libzstd, written from the spec): both must give exactly the bytes we wrote.
+import { SHARED } from './support-paths';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, TetWriter, type DTypeName, type TetTypedArray } from '../lib/index';
 
-const RUNNER = '/work/shared/conformance/runner';
+const RUNNER = join(SHARED, 'conformance/runner');
 const dir = mkdtempSync(join(tmpdir(), 'tet-writer-model-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

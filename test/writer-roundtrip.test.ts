@@ -2,6 +2,7 @@
 // clipped edge tiles and each codec, f16 rounding, footer metadata, abort and misuse.
 // Expected values are the written inputs, hand-computed f16 bit patterns and the reference
 // file; raw files are also re-read with the independent spec-only reader.
+import { SHARED } from './support-paths';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let serial = 0;
 const tmp = (name: string) => join(dir, `${serial++}-${name}`);
 
-const REF = '/work/shared/fixtures/reference/tet';
+const REF = join(SHARED, 'fixtures/reference/tet');
 
 describe('reference reproduction', () => {
   it('whole-data dataset reproduces sample.tet byte for byte', async () => {
