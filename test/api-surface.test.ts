@@ -79,3 +79,16 @@ describe('error codes', () => {
     expect(errorClassFor('TET_EXPORT_OUTPUT_EXISTS')).toBe(api.TetConvertError);
   });
 });
+
+describe('the SDK bundle loads no CLI dependency', () => {
+  const cjs = join(root, 'dist', 'index.cjs');
+  it.skipIf(!existsSync(cjs))("require('tetration') (dist/index.cjs) pulls in neither commander, cli-table3 nor cli-progress", async () => {
+    const { spawnSync } = await import('node:child_process');
+    const script = `require(${JSON.stringify(cjs)});
+const loaded = Object.keys(require.cache).filter((k) => /node_modules[\\\\/](commander|cli-table3|cli-progress)[\\\\/]/.test(k));
+console.log(JSON.stringify(loaded));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+  });
+});

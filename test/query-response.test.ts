@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { f32Text, toJsonText, formatQueryResponse, statsView, planView, quietLine } from '../lib/response';
+import { f32Text, toJsonText } from '../lib/response';
+import { formatQueryResponse, statsView, planView, quietLine } from '../lib/cli/format';
 import { buildExecutedResponse } from '../lib/response/build';
 import { compileExecution, planAgainstTarget } from '../lib/plan/compile';
 import { validateQuery } from '../lib/query';

@@ -8,7 +8,7 @@ import { open } from '../file';
 import { parseQueryFile, parseQueryText, runQuery, validateQuery } from '../query';
 import type { QueryDocument } from '../query';
 import { appendHistory, readHistory } from '../query/history';
-import { defaultPreviewFor, formatQueryResponse, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from '../response';
+import { defaultPreviewFor, formatQueryResponse, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from './format';
 import type { QueryResponse } from '../response';
 
 function nonNegativeInt(value: string): number {

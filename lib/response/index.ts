@@ -1,11 +1,8 @@
-// Response layer public surface: QueryResponse types, JSON text, CLI formatters.
+// Response layer public surface: QueryResponse types and JSON text (the CLI's formatters live in
+// lib/cli/format.ts, so the SDK loads no CLI dependency).
 export type {
   QueryResponse, QueryStatus, CatalogSection, ReadPlan, ReadPlanAxis, ExecutionSection,
   ChunkTouchPolicy, ScalarValue, IntegerList, PartialValues,
 } from './types';
 export type { ReadPlanChunk } from '../plan/chunks';
 export { toJsonText, f32Text } from './json';
-export {
-  formatQueryResponse, QUERY_OUTPUT_FORMATS, defaultPreviewFor, statsView, planView, quietLine,
-} from './format';
-export type { QueryOutputFormat } from './format';
