@@ -70,6 +70,9 @@ export interface NativeBinding {
    * footer and with flags bit 1 cleared. Resolves with the new file length.
    */
   repairFooter(path: string): Promise<{ newLength: number }>;
+  /** Process-wide query counters (all environments): running now, ended by cancellation, and
+   *  cancel flags tripped by an environment's teardown (a terminated worker). Diagnostics. */
+  engineStats(): { queriesRunning: number; queriesCancelled: number; teardownCancels: number };
   hostInfo(): { cores: number; totalRamBytes: number; availableRamBytes: number; simd: string; buildFlags: string };
 
   writerCreate(path: string): NativeWriterHandle;

@@ -1,9 +1,11 @@
 // Module entry: one Napi::Addon instance per environment (main thread, each worker_thread,
-// each Electron renderer). The addon keeps no process-wide mutable state of its own; handles
-// are externals owned by the environment that created them.
+// each Electron renderer). Handles are externals owned by the environment that created them;
+// the instance keeps the environment's in-flight queries, whose cancel flags its cleanup hook
+// trips when the environment goes away (a terminated worker leaves no query running).
 #include "napi/napi_config.h"
 
 #include <csignal>
+#include <memory>
 #include <mutex>
 
 #include "napi/methods.h"
@@ -23,8 +25,10 @@ void IgnoreFileSizeSignal() {
 
 class TetAddon : public Napi::Addon<TetAddon> {
  public:
-  TetAddon(Napi::Env env, Napi::Object exports) {
+  TetAddon(Napi::Env env, Napi::Object exports) : inflight_(std::make_shared<InFlight>()) {
     IgnoreFileSizeSignal();
+    std::shared_ptr<InFlight> inflight = inflight_;
+    env.AddCleanupHook([inflight]() { inflight->tear_down(); });
     struct Entry { const char* name; Napi::Function::Callback fn; };
     const Entry entries[] = {
         {"openFile", OpenFile}, {"openFileSync", OpenFileSync}, {"catalog", CatalogOf},
@@ -33,13 +37,23 @@ class TetAddon : public Napi::Addon<TetAddon> {
         {"hostInfo", HostInfo}, {"writerCreate", WriterCreate},
         {"writerSetExecution", WriterSetExecution}, {"writerAddDataset", WriterAddDataset},
         {"writerWriteChunk", WriterWriteChunk}, {"writerWriteSlab", WriterWriteSlab}, {"writerSetFooter", WriterSetFooter},
-        {"writerCommit", WriterCommit}, {"writerAbort", WriterAbort},
+        {"writerCommit", WriterCommit}, {"writerAbort", WriterAbort}, {"engineStats", EngineStatsOf},
     };
     for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
   }
+  const std::shared_ptr<InFlight>& inflight() const { return inflight_; }
+
+ private:
+  std::shared_ptr<InFlight> inflight_;
 };
 
 }  // namespace
+
+std::shared_ptr<InFlight> EnvInFlight(Napi::Env env) {
+  TetAddon* addon = env.GetInstanceData<TetAddon>();
+  return addon ? addon->inflight() : nullptr;
+}
+
 }  // namespace tet::napi
 
 using TetAddon = tet::napi::TetAddon;

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "napi/detached_worker.h"
 #include "napi/handles.h"
 #include "napi/js_values.h"
 #include "napi/methods.h"
@@ -32,20 +33,37 @@ class OpenWorker : public PromiseWorker {
   std::shared_ptr<File> file_;
 };
 
-class ExecuteWorker : public PromiseWorker {
+// Counts a running query (process-wide) for as long as it lives.
+struct RunningQuery {
+  RunningQuery() { engine_stats().queries_running.fetch_add(1, std::memory_order_relaxed); }
+  ~RunningQuery() { engine_stats().queries_running.fetch_sub(1, std::memory_order_relaxed); }
+};
+
+class ExecuteWorker : public DetachedWorker {
  public:
   ExecuteWorker(Napi::Env env, std::shared_ptr<File> file, std::vector<uint8_t> plan, CancelFlag cancel)
-      : PromiseWorker(env, "tetration:execute"), file_(std::move(file)), plan_bytes_(std::move(plan)),
-        cancel_(std::move(cancel)) {}
+      : DetachedWorker(env, "tetration:execute", EnvInFlight(env)), file_(std::move(file)),
+        plan_bytes_(std::move(plan)), registration_(EnvInFlight(env), std::move(cancel)) {}
 
  protected:
   void Run() override {
+    RunningQuery running;
+    try {
+      RunQuery();
+    } catch (const tet::Error& e) {
+      if (std::string(e.code()) == "TET_CANCELLED")
+        engine_stats().queries_cancelled.fetch_add(1, std::memory_order_relaxed);
+      throw;
+    }
+  }
+
+  void RunQuery() {
     const Catalog& catalog = file_->catalog();
     QueryPlan plan = decode_plan(plan_bytes_.data(), plan_bytes_.size(), catalog);
     dtype_ = catalog.datasets.at(plan.dataset_id).dtype;
     file_->check_unchanged();  // a truncated file would fault the mapping
     ExecContext ctx;
-    ctx.cancel = cancel_.get();
+    ctx.cancel = registration_.flag();
     result_ = execute(*file_, plan, ctx);
     // A truncation during execute reads zero pages instead of faulting (format/mapping_guard):
     // this check turns it into TET_IO_FILE_CHANGED and discards the result.
@@ -56,7 +74,7 @@ class ExecuteWorker : public PromiseWorker {
  private:
   std::shared_ptr<File> file_;  // keeps the mapping alive even if closeFile() runs meanwhile
   std::vector<uint8_t> plan_bytes_;
-  CancelFlag cancel_;
+  QueryRegistration registration_;  // the cancel flag, registered with the environment
   DType dtype_ = DType::F32;
   QueryResult result_;
 };
@@ -119,6 +137,18 @@ Napi::Value Cancel(const Napi::CallbackInfo& info) {
     CancelFlag flag = UnwrapCancel(Arg(info, 0, "token"));
     if (flag) flag->store(true, std::memory_order_relaxed);
     return env.Undefined();
+  });
+}
+
+Napi::Value EngineStatsOf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    EngineStats& s = engine_stats();
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("queriesRunning", Napi::Number::New(env, static_cast<double>(s.queries_running.load())));
+    out.Set("queriesCancelled", Napi::Number::New(env, static_cast<double>(s.queries_cancelled.load())));
+    out.Set("teardownCancels", Napi::Number::New(env, static_cast<double>(s.teardown_cancels.load())));
+    return out;
   });
 }
 

@@ -2,7 +2,14 @@
 #pragma once
 #include "napi/napi_config.h"
 
+#include <memory>
+
+#include "napi/lifecycle.h"
+
 namespace tet::napi {
+
+// addon.cpp: the in-flight queries of the calling environment.
+std::shared_ptr<InFlight> EnvInFlight(Napi::Env env);
 
 // file_methods.cpp
 Napi::Value OpenFile(const Napi::CallbackInfo& info);
@@ -13,6 +20,7 @@ Napi::Value CloseFile(const Napi::CallbackInfo& info);
 Napi::Value CreateCancelToken(const Napi::CallbackInfo& info);
 Napi::Value Cancel(const Napi::CallbackInfo& info);
 Napi::Value HostInfo(const Napi::CallbackInfo& info);
+Napi::Value EngineStatsOf(const Napi::CallbackInfo& info);
 
 // verify_methods.cpp
 Napi::Value VerifyTiles(const Napi::CallbackInfo& info);

@@ -1,0 +1,97 @@
+#include "napi/detached_worker.h"
+
+#include <new>
+#include <thread>
+
+#include "napi/js_values.h"
+
+namespace tet::napi {
+
+DetachedWorker::DetachedWorker(Napi::Env env, const char* resource, std::shared_ptr<InFlight> inflight)
+    : env_(env), resource_(resource), inflight_(std::move(inflight)), deferred_(Napi::Promise::Deferred::New(env)) {}
+
+Napi::Promise DetachedWorker::Start() {
+  Napi::Env env(env_);
+  Napi::Promise promise = deferred_.Promise();
+  napi_value name = Napi::String::New(env, resource_);
+  napi_status st = napi_create_threadsafe_function(env_, nullptr, nullptr, name, 0, 1, nullptr, nullptr, this,
+                                                   &DetachedWorker::CallJs, &tsfn_);
+  if (st != napi_ok) {
+    deferred_.Reject(MakeError(env, "TET_INTERNAL", "cannot create a thread-safe function for a query").Value());
+    delete this;
+    return promise;
+  }
+  std::shared_ptr<InFlight> inflight = inflight_;
+  if (inflight) inflight->job_started();
+  try {
+    std::thread([this, inflight]() {
+      Execute();
+      napi_threadsafe_function tsfn = tsfn_;
+      // From here `this` belongs to the JS thread (CallJs deletes it) unless the environment
+      // is already gone, in which case nobody else will.
+      if (napi_call_threadsafe_function(tsfn, this, napi_tsfn_nonblocking) != napi_ok) delete this;
+      napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+      if (inflight) inflight->job_finished();
+    }).detach();
+  } catch (...) {
+    if (inflight) inflight->job_finished();
+    napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
+    deferred_.Reject(MakeError(env, "TET_INTERNAL", "cannot start a query thread").Value());
+    delete this;
+  }
+  return promise;
+}
+
+void DetachedWorker::CallJs(napi_env env, napi_value, void*, void* data) {
+  auto* self = static_cast<DetachedWorker*>(data);
+  if (env != nullptr) {
+    try {
+      Napi::HandleScope scope(env);
+      self->Settle(Napi::Env(env));
+    } catch (...) {
+      // Only reachable while the environment is being torn down: no JS left to deliver to.
+    }
+  }
+  delete self;
+}
+
+void DetachedWorker::Execute() noexcept {
+  try {
+    Run();
+  } catch (const tet::Error& e) {
+    Fail(e.code(), e.what(), e.detail());
+  } catch (const std::bad_alloc&) {
+    Fail("TET_INTERNAL", "out of memory");
+  } catch (const std::exception& e) {
+    Fail("TET_INTERNAL", std::string("internal error: ") + e.what());
+  } catch (...) {
+    Fail("TET_INTERNAL", "internal error: unknown exception");
+  }
+}
+
+void DetachedWorker::Settle(Napi::Env env) {
+  if (failed_) {
+    deferred_.Reject(MakeError(env, code_, message_, detail_).Value());
+    return;
+  }
+  try {
+    deferred_.Resolve(Result(env));
+  } catch (const Napi::Error& e) {
+    deferred_.Reject(e.Value());
+  } catch (const tet::Error& e) {
+    deferred_.Reject(MakeError(env, e.code(), e.what(), e.detail()).Value());
+  } catch (const std::exception& e) {
+    deferred_.Reject(MakeError(env, "TET_INTERNAL", std::string("internal error: ") + e.what()).Value());
+  } catch (...) {
+    deferred_.Reject(MakeError(env, "TET_INTERNAL", "internal error: unknown exception").Value());
+  }
+}
+
+void DetachedWorker::Fail(const std::string& code, const std::string& message, const ErrorDetail& detail) {
+  failed_ = true;
+  code_ = code;
+  message_ = message;
+  detail_ = detail;
+}
+
+}  // namespace tet::napi

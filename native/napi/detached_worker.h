@@ -1,0 +1,49 @@
+// Base for queries: Run() executes on a thread of its own (not libuv's pool) and Result() builds
+// the JS value on the JS thread, reached through a thread-safe function; the returned Promise
+// settles with it. Unlike napi_async_work, which an environment's teardown waits for before it
+// runs any cleanup hook, a detached job can be cancelled by the environment's cleanup hook
+// (InFlight::tear_down trips its cancel flag, then waits for it to end), so a terminated
+// worker_thread leaves no query running. Failures reject with an Error carrying the tet::Error
+// code (anything else: TET_INTERNAL); no exception escapes either thread.
+#pragma once
+#include "napi/napi_config.h"
+
+#include <memory>
+#include <string>
+
+#include "napi/lifecycle.h"
+#include "tet/error.h"
+
+namespace tet::napi {
+
+class DetachedWorker {
+ public:
+  DetachedWorker(Napi::Env env, const char* resource, std::shared_ptr<InFlight> inflight);
+  virtual ~DetachedWorker() = default;
+  DetachedWorker(const DetachedWorker&) = delete;
+  DetachedWorker& operator=(const DetachedWorker&) = delete;
+
+  // Starts the job; the worker owns itself from here (deleted once settled or abandoned).
+  Napi::Promise Start();
+
+ protected:
+  virtual void Run() = 0;                          // job thread
+  virtual Napi::Value Result(Napi::Env env) = 0;   // JS thread
+
+ private:
+  static void CallJs(napi_env env, napi_value js_cb, void* context, void* data);
+  void Execute() noexcept;
+  void Settle(Napi::Env env);
+  void Fail(const std::string& code, const std::string& message, const ErrorDetail& detail = ErrorDetail());
+
+  napi_env env_;
+  const char* resource_;
+  std::shared_ptr<InFlight> inflight_;
+  Napi::Promise::Deferred deferred_;
+  napi_threadsafe_function tsfn_ = nullptr;
+  bool failed_ = false;
+  std::string code_, message_;
+  ErrorDetail detail_;
+};
+
+}  // namespace tet::napi
