@@ -124,7 +124,8 @@ export class TetFile implements QueryTarget {
   }
 
   /**
-   * Reads a selection (one entry per axis: start/stop/step, or start_label/stop_label; stop
+   * Reads a selection (one entry per axis: start/stop/step, start_label/stop_label, or
+   * {indices: [...]} — sorted, unique positions, as numpy fancy indexing with np.ix_; stop
    * clamps to the axis length; omit for the whole dataset) into the dataset's natural typed
    * array, row-major. Bad selections throw TetQueryError.
    */
@@ -139,6 +140,7 @@ export class TetFile implements QueryTarget {
     }
     const plan = encodePlan({
       datasetId: ds.id, start: box.axes.map((r) => r.start), step: box.axes.map((r) => r.step), count: box.shape,
+      ...(box.indexed ? { indices: box.axes.map((r) => r.indices ?? null) } : {}),
       op: 'none', reduceAxes: [], strategy: 'capped_in_memory', ioMode: 'parallel_chunks',
       previewMax: box.elementCount,
     });

@@ -66,8 +66,12 @@ export interface FileMetadata {
   [key: string]: unknown;
 }
 
-/** One axis of a selection; null/undefined = default (whole axis, step 1). */
+/**
+ * One axis of a selection; null/undefined = default (whole axis, step 1). `indices` selects a
+ * sorted, unique list of positions instead (1..2^24 entries, each in [0, extent)).
+ */
 export interface AxisSelection {
+  indices?: readonly number[] | null;
   start?: number | null;
   stop?: number | null;
   step?: number | null;

@@ -110,7 +110,7 @@ export function tableText(resp: QueryResponse): string {
   const rp = resp.read_plan;
   if (rp) {
     out.push(table('read_plan', [
-      ['selection', rp.selection.map((r) => `${r.start}:${r.stop}:${r.step}`).join(', ')],
+      ['selection', rp.selection.map((r) => r.index_list ? `[${r.count} indices in ${r.start}:${r.stop}]` : `${r.start}:${r.stop}:${r.step}`).join(', ')],
       ['logical_selection_shape', JSON.stringify(rp.logical_selection_shape)],
       ['logical_element_count', rp.logical_element_count],
       ['logical_selection_bytes', rp.logical_selection_bytes],

@@ -1,5 +1,6 @@
-// Which chunks a strided selection touches. A chunk is touched only when the progression
-// start + i*step actually lands inside it (a step larger than the tile can skip tiles).
+// Which chunks a selection touches. A chunk is touched only when the progression
+// start + i*step (or an index of an index list) actually lands inside it (a step larger than
+// the tile can skip tiles).
 import type { AxisRange } from './selection';
 
 export interface AxisChunkTouch {
@@ -11,6 +12,15 @@ export interface AxisChunkTouch {
 
 /** Touched chunks along one axis of length `extent` tiled by `chunk`, in ascending order. */
 export function touchedChunksAlongAxis(range: AxisRange, extent: number, chunk: number): AxisChunkTouch[] {
+  if (range.indices) {  // index list: group the ascending positions by chunk
+    const out: AxisChunkTouch[] = [];
+    for (let i = 0; i < range.indices.length; i++) {
+      const c = Math.floor(range.indices[i] / chunk);
+      if (out.length && out[out.length - 1].index === c) out[out.length - 1].selected++;
+      else out.push({ index: c, selected: 1 });
+    }
+    return out;
+  }
   const { start, step, count } = range;
   const last = start + (count - 1) * step;
   const out: AxisChunkTouch[] = [];

@@ -1,4 +1,6 @@
-// Encodes a compiled plan into the wire form the native core decodes (native/include/tet/plan.h).
+// Encodes a compiled plan into the wire form the native core decodes (native/include/tet/plan.h):
+// plan wire v2, a 16-byte header and length-prefixed sections (SELECT, AGG, OUTPUT, EXEC, and
+// SHARD / DEVICE when not the defaults).
 
 import { OP_CODE } from './ops.generated';
 
@@ -21,6 +23,8 @@ export interface CompiledPlan {
   start: number[];
   step: number[];
   count: number[];
+  /** Per axis: an index list (sorted, unique, in range) replacing start/step/count, or null. */
+  indices?: readonly (readonly number[] | null)[];
   op: OpName;
   /** Reduced axes (scalar ops list every axis). */
   reduceAxes: number[];
@@ -35,44 +39,85 @@ export interface CompiledPlan {
   previewMax: number;
   spillPath?: string;
   tempDir?: string;
+  /** SHARD: the unit range [begin, end) of `of` units (default: the whole plan). */
+  shard?: { begin: number; end: number; of: number };
+  /** DEVICE (default cpu, ordinal 0). */
+  device?: { kind: 'cpu' | 'gpu'; ordinal?: number };
 }
 
-const HEADER_BYTES = 288;
+export const PLAN_MAGIC = 0x4e4c5054;
+export const PLAN_VERSION = 2;
+export const SECTION = { select: 1, agg: 2, output: 3, exec: 4, shard: 5, device: 6 } as const;
+const AXIS_BOX = 0;
+const AXIS_INDICES = 1;
+const AGG_BYTES = 48;
+const TWO32 = 2 ** 32;
 
 export function encodePlan(p: CompiledPlan): Uint8Array {
   const enc = new TextEncoder();
   const spill = enc.encode(p.spillPath ?? '');
   const temp = enc.encode(p.tempDir ?? '');
-  const buf = new Uint8Array(HEADER_BYTES + spill.length + temp.length);
-  const v = new DataView(buf.buffer);
   const ndim = p.start.length;
+  const list = (a: number) => p.indices?.[a] ?? null;
+  let selectBytes = 0;
+  for (let a = 0; a < ndim; a++) selectBytes += 8 + (list(a) ? 8 + 8 * list(a)!.length : 24);
+  const hasAgg = p.op !== 'none';
+  const shard = p.shard && !(p.shard.begin === 0 && p.shard.end === 1 && p.shard.of === 1) ? p.shard : undefined;
+  const device = p.device && (p.device.kind !== 'cpu' || (p.device.ordinal ?? 0) !== 0) ? p.device : undefined;
+  const sizes = [selectBytes, 8 + (hasAgg ? AGG_BYTES : 0), 16, 24 + spill.length + temp.length,
+    shard ? 24 : -1, device ? 8 : -1];
+  const total = 16 + sizes.reduce((t, n) => t + (n < 0 ? 0 : 8 + n), 0);
+  const buf = new Uint8Array(total);
+  const v = new DataView(buf.buffer);
+  let o = 0;
+  const u32 = (x: number) => { v.setUint32(o, x, true); o += 4; };
+  // u64 from a safe integer without BigInt (index lists can hold 2^24 entries)
+  const u64 = (x: number) => { v.setUint32(o, x % TWO32, true); v.setUint32(o + 4, Math.floor(x / TWO32), true); o += 8; };
+  const f64 = (x: number) => { v.setFloat64(o, x, true); o += 8; };
+  const section = (tag: number, n: number) => { u32(tag); u32(n); };
+  u32(PLAN_MAGIC);
+  u32(PLAN_VERSION);
+  u32(p.datasetId);
+  u32(ndim);
+  section(SECTION.select, sizes[0]);
+  for (let a = 0; a < ndim; a++) {
+    const idx = list(a);
+    if (idx) {
+      u32(AXIS_INDICES); u32(0); u64(idx.length);
+      for (let i = 0; i < idx.length; i++) u64(idx[i]);
+    } else {
+      u32(AXIS_BOX); u32(0); u64(p.start[a]); u64(p.step[a]); u64(p.count[a]);
+    }
+  }
+  section(SECTION.agg, sizes[1]);
+  u32(hasAgg ? 1 : 0); u32(0);
+  if (hasAgg) {
+    u32(OP_CODE[p.op]);
+    u32((p.histRange ? 1 : 0) | (p.fill !== undefined ? 2 : 0));
+    u32(p.bins ?? 0);
+    u32(p.obsAxis ?? 0);
+    f64(p.q ?? 0.5);
+    f64(p.histRange?.min ?? 0);
+    f64(p.histRange?.max ?? 0);
+    f64(p.fill ?? 0);
+  }
   let mask = 0;
   for (const a of p.reduceAxes) mask |= 1 << a;
-  v.setUint32(0, 0x4e4c5054, true);
-  v.setUint32(4, 1, true);
-  v.setUint32(8, p.datasetId, true);
-  v.setUint32(12, ndim, true);
-  v.setUint32(16, OP_CODE[p.op], true);
-  v.setUint32(20, mask, true);
-  v.setUint32(24, p.bins ?? 0, true);
-  v.setUint32(28, (p.histRange ? 1 : 0) | (p.fill !== undefined ? 2 : 0), true);
-  v.setFloat64(32, p.q ?? 0.5, true);
-  v.setFloat64(40, p.histRange?.min ?? 0, true);
-  v.setFloat64(48, p.histRange?.max ?? 0, true);
-  v.setFloat64(56, p.fill ?? 0, true);
-  v.setUint32(64, p.obsAxis ?? 0, true);
-  v.setUint32(68, STRATEGY_CODE[p.strategy], true);
-  v.setUint32(72, IO_MODE_CODE[p.ioMode], true);
-  v.setUint32(76, p.threads ?? 0, true);
-  v.setBigUint64(80, BigInt(p.previewMax), true);
-  for (let a = 0; a < 8; a++) {
-    v.setBigUint64(88 + 8 * a, BigInt(a < ndim ? p.start[a] : 0), true);
-    v.setBigUint64(152 + 8 * a, BigInt(a < ndim ? p.step[a] : 1), true);
-    v.setBigUint64(216 + 8 * a, BigInt(a < ndim ? p.count[a] : 1), true);
+  section(SECTION.output, sizes[2]);
+  u32(mask >>> 0); u32(0); u64(p.previewMax);
+  section(SECTION.exec, sizes[3]);
+  u32(STRATEGY_CODE[p.strategy]); u32(IO_MODE_CODE[p.ioMode]); u32(p.threads ?? 0);
+  u32(spill.length); u32(temp.length); u32(0);
+  buf.set(spill, o); o += spill.length;
+  buf.set(temp, o); o += temp.length;
+  if (shard) {
+    section(SECTION.shard, 24);
+    u64(shard.begin); u64(shard.end); u64(shard.of);
   }
-  v.setUint32(280, spill.length, true);
-  v.setUint32(284, temp.length, true);
-  buf.set(spill, HEADER_BYTES);
-  buf.set(temp, HEADER_BYTES + spill.length);
+  if (device) {
+    section(SECTION.device, 8);
+    u32(device.kind === 'gpu' ? 1 : 0); u32(device.ordinal ?? 0);
+  }
+  if (o !== total) throw new Error(`encodePlan wrote ${o} of ${total} bytes`);
   return buf;
 }

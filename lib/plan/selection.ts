@@ -1,6 +1,8 @@
-// JSON `selection` -> per-axis half-open box with stride (start, stop, step, count).
+// JSON `selection` -> per axis a half-open box with stride (start, stop, step, count), or an
+// index list (sorted, unique positions; start/stop = first/last+1, step 1, count = its length).
 import { TetQueryError } from '../errors';
 import type { SelectionAxisWire } from '../query/document';
+import { checkIndexAxisKeys, checkIndexList } from '../query/indices';
 import type { DatasetMetadata } from '../types';
 import { coordLabels } from './metadata';
 
@@ -9,8 +11,10 @@ export interface AxisRange {
   /** Exclusive, already clamped to the axis length. */
   stop: number;
   step: number;
-  /** Selected positions: start + i*step for 0 <= i < count. */
+  /** Selected positions: start + i*step for 0 <= i < count (or `indices`). */
   count: number;
+  /** Index-list axis: the selected positions (strictly ascending, in range). */
+  indices?: readonly number[];
 }
 
 export interface ResolvedSelection {
@@ -20,6 +24,8 @@ export interface ResolvedSelection {
   /** No axis restricted and every step 1. */
   full: boolean;
   unitStep: boolean;
+  /** Some axis is an index list. */
+  indexed: boolean;
 }
 
 function resolveLabel(meta: DatasetMetadata, ndim: number, axis: number, label: string | number,
@@ -55,6 +61,13 @@ export function resolveSelection(selection: readonly (SelectionAxisWire | null)[
   for (let a = 0; a < ndim; a++) {
     const w = selection?.[a] ?? {};
     const at = `$.selection[${a}]`;
+    if (w.indices != null) {
+      checkIndexAxisKeys(w as Record<string, unknown>, a);
+      const indices = checkIndexList(w.indices, a, shape[a]);
+      const n = indices.length;
+      axes.push({ start: indices[0], stop: indices[n - 1] + 1, step: 1, count: n, indices });
+      continue;
+    }
     for (const k of ['start', 'stop', 'step'] as const) {
       const v = w[k];
       if (v != null && (!Number.isSafeInteger(v) || v < 0)) {
@@ -85,7 +98,8 @@ export function resolveSelection(selection: readonly (SelectionAxisWire | null)[
     axes,
     shape: outShape,
     elementCount: outShape.reduce((p, n) => p * n, 1),
-    full: axes.every((r, a) => r.start === 0 && r.stop === shape[a] && r.step === 1),
-    unitStep: axes.every((r) => r.step === 1),
+    full: axes.every((r, a) => r.start === 0 && r.stop === shape[a] && r.step === 1 && r.count === shape[a]),
+    unitStep: axes.every((r) => r.step === 1 && !r.indices),
+    indexed: axes.some((r) => r.indices !== undefined),
   };
 }

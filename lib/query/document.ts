@@ -9,6 +9,11 @@ export type AxisToken = number | string;
 export type AxisSpec = AxisToken | AxisToken[];
 
 export interface SelectionAxisWire {
+  /**
+   * Index list: the selected positions, integers strictly ascending (sorted, unique), each in
+   * [0, extent), 1..2^24 entries. Excludes start/stop/step/start_label/stop_label.
+   */
+  indices?: readonly number[] | null;
   start?: number | null;
   stop?: number | null;
   step?: number | null;

@@ -8,6 +8,7 @@ import querySchema from '../../schema/query.schema.json';
 import { QUERY_LIMITS } from './limits';
 import { REDUCTION_KEYS, TOP_LEVEL_KEYS, type QueryDocument } from './document';
 import { describeFound, jsonPathFromPointer, queryError } from './errors';
+import { checkIndexAxisKeys, checkIndexList } from './indices';
 
 /** The JSON Schema (draft-07) of the query wire; also shipped as dist/query-schema.json. */
 export const queryJsonSchema: Readonly<Record<string, unknown>> = querySchema;
@@ -60,6 +61,13 @@ function schemaError(root: unknown, err: QuerySchemaError): TetQueryError {
   // expected in domain words.
   const desc = err.parentSchema?.description;
   const expected = typeof desc === 'string' ? desc : err.message ?? `a value satisfying ${err.keyword}`;
+  // Index lists: TET_QUERY_SELECTION, naming the axis (and the position, in the path).
+  const idx = /^\/selection\/(\d+)\/indices(?:\/(\d+))?$/.exec(err.instancePath);
+  if (idx) {
+    const what = Array.isArray(found) ? `a list of ${found.length} entries` : describeFound(found);
+    return new TetQueryError('TET_QUERY_SELECTION',
+      `query ${path}: expected ${expected} (axis ${idx[1]}), found ${what}`);
+  }
   return queryError('TET_QUERY_INVALID', path, expected, found);
 }
 
@@ -115,6 +123,8 @@ function checkSemantics(doc: QueryDocument): void {
   (doc.selection ?? []).forEach((axis, i) => {
     if (!axis) return;
     const at = `$.selection[${i}]`;
+    checkIndexAxisKeys(axis as Record<string, unknown>, i);
+    if (axis.indices != null) checkIndexList(axis.indices, i);
     for (const [idx, label] of [['start', 'start_label'], ['stop', 'stop_label']] as const) {
       if (axis[idx] != null && axis[label] != null) {
         throw new TetQueryError('TET_QUERY_SELECTION',

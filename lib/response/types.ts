@@ -19,7 +19,7 @@ import type { BudgetSource } from '../plan/budget';
 /** validated: no file given; planned: read plan only; executed: ran; unmatched: no such dataset. */
 export type QueryStatus = 'validated' | 'planned' | 'executed' | 'unmatched';
 
-export type ChunkTouchPolicy = 'dense_half_open_unit_step' | 'strided_half_open';
+export type ChunkTouchPolicy = 'dense_half_open_unit_step' | 'strided_half_open' | 'index_list';
 
 export interface CatalogSection {
   file: string;
@@ -47,6 +47,8 @@ export interface ReadPlanAxis {
   stop: number;
   step: number;
   count: number;
+  /** Index-list axis: true (start/stop are its first and last + 1; the list is in `query`). */
+  index_list?: true;
 }
 
 export interface ReadPlan {

@@ -1,5 +1,7 @@
 #include "exec/selection.h"
 
+#include <algorithm>
+
 #include "tet/error.h"
 
 namespace tet {
@@ -9,7 +11,7 @@ Selection::Selection(const DatasetInfo& d, const QueryPlan& p) : dataset(d), ndi
   if (ndim < 1 || ndim > kMaxNdim) fail("TET_INTERNAL", "selection rank " + std::to_string(ndim) + " outside 1..8");
   for (uint32_t a = 0; a < 8; ++a) {
     start[a] = a < ndim ? p.start[a] : 0;
-    step[a] = a < ndim ? p.step[a] : 1;
+    step[a] = a < ndim && p.kind[a] == AxisKind::Box ? p.step[a] : 1;
     count[a] = a < ndim ? p.count[a] : 1;
   }
   for (int a = int(ndim) - 1; a >= 0; --a) {
@@ -18,7 +20,13 @@ Selection::Selection(const DatasetInfo& d, const QueryPlan& p) : dataset(d), ndi
   }
   for (uint32_t a = 0; a < ndim; ++a) {
     const uint64_t cs = d.chunk_shape[a];
-    if (count[a] == 0 || step[a] == 0 || cs == 0 || start[a] + (count[a] - 1) * step[a] >= d.shape[a])
+    if (cs == 0) fail("TET_INTERNAL", "chunk shape 0 on axis " + std::to_string(a));
+    if (p.kind[a] != AxisKind::Box) {
+      build_run_axis(a, p.runs[a]);
+      tiles *= pieces[a].size();
+      continue;
+    }
+    if (count[a] == 0 || step[a] == 0 || start[a] + (count[a] - 1) * step[a] >= d.shape[a])
       fail("TET_INTERNAL", "selection on axis " + std::to_string(a) + " is not validated");
     full = full && start[a] == 0 && step[a] == 1 && count[a] == d.shape[a];
     uint64_t i = 0;
@@ -28,11 +36,36 @@ Selection::Selection(const DatasetInfo& d, const QueryPlan& p) : dataset(d), ndi
       const uint64_t chunk_end = c * cs + cs - 1;  // last position inside chunk c
       uint64_t hi = (chunk_end - start[a]) / step[a];
       if (hi > count[a] - 1) hi = count[a] - 1;
-      pieces[a].push_back(AxisPiece{c, i, hi - i + 1, pos - c * cs});
+      pieces[a].push_back(AxisPiece{c, i, hi - i + 1, pos - c * cs, 0, 0});
       i = hi + 1;
     }
     tiles *= pieces[a].size();
   }
+}
+
+// Index / run axis: cut the (ascending, disjoint, merged) unit-step runs at chunk boundaries; the
+// positions landing in one chunk form one piece (consecutive selection indices) of >= 1 runs.
+void Selection::build_run_axis(uint32_t a, const std::vector<AxisRun>& runs) {
+  const uint64_t cs = dataset.chunk_shape[a], extent = dataset.shape[a];
+  uint64_t sel = 0, prev_end = 0;
+  std::vector<PieceRun>& pr = piece_runs[a];
+  for (const AxisRun& r : runs) {
+    if (r.count == 0 || r.start >= extent || r.count > extent - r.start || (sel > 0 && r.start < prev_end))
+      fail("TET_INTERNAL", "run list on axis " + std::to_string(a) + " is not validated");
+    prev_end = r.start + r.count;
+    uint64_t pos = r.start, left = r.count;
+    while (left > 0) {
+      const uint64_t c = pos / cs, take = std::min(left, (c + 1) * cs - pos);
+      if (pieces[a].empty() || pieces[a].back().chunk != c)
+        pieces[a].push_back(AxisPiece{c, sel, 0, pos - c * cs, pr.size(), 0});
+      AxisPiece& pc = pieces[a].back();
+      pr.push_back(PieceRun{sel - pc.sel0, pos - c * cs, take});
+      pc.n += take, ++pc.nruns;
+      sel += take, pos += take, left -= take;
+    }
+  }
+  if (sel != count[a]) fail("TET_INTERNAL", "run list on axis " + std::to_string(a) + " disagrees with its count");
+  full = full && runs.size() == 1 && runs[0].start == 0 && runs[0].count == extent;
 }
 
 TileSelection Selection::tile(uint64_t t) const {
@@ -57,6 +90,7 @@ TileSelection Selection::tile_at(const Axes& piece) const {
     const AxisPiece& pc = pieces[a][piece[a]];
     coords[a] = pc.chunk;
     ts.sel0[a] = pc.sel0, ts.n[a] = pc.n, ts.local0[a] = pc.local0, ts.step[a] = step[a];
+    if (pc.nruns > 1) ts.runs[a] = piece_runs[a].data() + pc.run0, ts.nruns[a] = pc.nruns, ts.multi = true;
     ts.elems *= pc.n;
     ts.min_logical += pc.sel0 * sel_stride[a];
   }
@@ -75,7 +109,7 @@ TileSelection Selection::tile_at(const Axes& piece) const {
   while (a >= 0 && ts.n[a] == ts.tile_shape[a]) --a;
   bool dense = true;
   if (a >= 0) {
-    dense = ts.n[a] == 1 || ts.step[a] == 1;
+    dense = (ts.n[a] == 1 || ts.step[a] == 1) && ts.nruns[a] <= 1;
     for (--a; a >= 0 && dense; --a) dense = ts.n[a] == 1;
   }
   ts.contiguous = dense;

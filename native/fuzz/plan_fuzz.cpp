@@ -1,4 +1,4 @@
-// libFuzzer target: tet::decode_plan against a fixed catalog (a small multi-dataset file made by
+// libFuzzer target: tet::decode_plan (wire v2 and v1) against a fixed catalog (a small multi-dataset file made by
 // tet::Writer at start-up), then tet::execute on every plan that decodes, so every plan the
 // decoder accepts is also one the engine can run. Spill strategies are decoded but not executed
 // (they create files at paths the plan names).
@@ -18,9 +18,29 @@ std::shared_ptr<tet::File> g_file;
 void write_seeds(const char* out) {
   const tet::Catalog& cat = g_file->catalog();
   uint32_t n = 0;
-  auto emit = [&](const tet::QueryPlan& p) {
-    std::vector<uint8_t> b = tet::encode_plan(p);
+  auto write = [&](const std::vector<uint8_t>& b) {
     tet_fuzz::write_bytes(std::string(out) + "/plan-" + std::to_string(n++), b.data(), b.size());
+  };
+  // Every plan as v2; box plans also as v1; and a v2 variant with index lists on every axis
+  // (every other position, or a run list on odd axes), a shard and a device section.
+  auto emit = [&](const tet::QueryPlan& p) {
+    write(tet::encode_plan(p));
+    if (!p.has_index_axes()) write(tet::encode_plan_v1(p));
+    tet::QueryPlan q = p;
+    const tet::DatasetInfo& d = cat.datasets[p.dataset_id];
+    for (uint32_t a = 0; a < d.ndim; ++a) {
+      if (a % 2 == 0) {
+        std::vector<uint64_t> idx;
+        for (uint64_t i = 0; i < d.shape[a]; i += 1 + (i % 3)) idx.push_back(i);
+        q.set_indices(a, idx);
+      } else if (d.shape[a] >= 3) {
+        q.set_runs(a, {{0, 1}, {2, d.shape[a] - 2}});
+      } else {
+        q.set_indices(a, {d.shape[a] - 1});
+      }
+    }
+    q.shard = tet::ShardRange{0, 1, 2};
+    write(tet::encode_plan(q));
   };
   for (uint32_t id = 0; id < cat.datasets.size(); ++id) {
     const tet::DatasetInfo& d = cat.datasets[id];

@@ -3,8 +3,8 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://tetration.dev/schema/query.schema.json","title":"tetration query document (flat wire, layout v1)","description":"an object with \"dataset\" and at most one reduction key","type":"object","additionalProperties":false,"required":["dataset"],"properties":{"dataset":{"description":"a non-empty dataset name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024,"pattern":"\\S"},"layout_version":{"description":"layout version 1","type":"integer","const":1},"selection":{"description":"an array with one entry per axis (at most 8): null or {start, stop, step, start_label, stop_label}","type":["array","null"],"maxItems":8,"items":{"$ref":"#/definitions/axisSelection"}},"execution":{"$ref":"#/definitions/execution"},"spill":{"description":"a non-empty spill file path (at most 4096 characters)","type":"string","minLength":1,"maxLength":4096},"sum":{"$ref":"#/definitions/axisSpec"},"mean":{"$ref":"#/definitions/axisSpec"},"min":{"$ref":"#/definitions/axisSpec"},"max":{"$ref":"#/definitions/axisSpec"},"count":{"$ref":"#/definitions/axisSpec"},"var":{"$ref":"#/definitions/axisSpec"},"std":{"$ref":"#/definitions/axisSpec"},"product":{"$ref":"#/definitions/axisSpec"},"norm_l1":{"$ref":"#/definitions/axisSpec"},"norm_l2":{"$ref":"#/definitions/axisSpec"},"all_finite":{"$ref":"#/definitions/axisSpec"},"any_nan":{"$ref":"#/definitions/axisSpec"},"any_inf":{"$ref":"#/definitions/axisSpec"},"arg_min":{"$ref":"#/definitions/axisSpec"},"arg_max":{"$ref":"#/definitions/axisSpec"},"nan_count":{"$ref":"#/definitions/axisSpec"},"inf_count":{"$ref":"#/definitions/axisSpec"},"nan_mean":{"$ref":"#/definitions/axisSpec"},"nan_std":{"$ref":"#/definitions/axisSpec"},"median":{"$ref":"#/definitions/axisSpec"},"null_count":{"description":"an axis spec or an object {fill, axis | axes}","anyOf":[{"$ref":"#/definitions/axisSpec"},{"$ref":"#/definitions/nullCountParams"}]},"quantile":{"$ref":"#/definitions/quantileParams"},"histogram":{"$ref":"#/definitions/histogramParams"},"covariance":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]},"correlation":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]}},"definitions":{"count":{"description":"a non-negative integer","type":"integer","minimum":0,"maximum":9007199254740991},"label":{"description":"a coordinate label (string of at most 4096 characters, or a number)","type":["string","number"],"maxLength":4096},"axisSelection":{"description":"null or an object {start, stop, step, start_label, stop_label}","type":["object","null"],"additionalProperties":false,"properties":{"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}},"axisToken":{"description":"an axis: a non-negative integer, a decimal string or a dimension name","anyOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"}]},"axisSpec":{"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}}]},"axisParams":{"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"nullCountParams":{"description":"an object {fill, axis | axes}","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"quantileParams":{"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"histogramParams":{"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}},"execution":{"description":"an object {memory_budget_bytes, memory_budget_percent, memory_budget_percent_bps, fold_parallel, threads, device}","type":"object","additionalProperties":false,"properties":{"memory_budget_bytes":{"description":"a positive byte count","type":"integer","minimum":1,"maximum":9007199254740991},"memory_budget_percent":{"description":"a percentage in (0, 100]","type":"number","exclusiveMinimum":0,"maximum":100},"memory_budget_percent_bps":{"description":"basis points between 1 and 10000","type":"integer","minimum":1,"maximum":10000},"fold_parallel":{"description":"a boolean","type":"boolean"},"threads":{"description":"a thread count between 1 and 4096","type":"integer","minimum":1,"maximum":4096},"device":{"description":"a device token: cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi","type":"string","pattern":"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"}}}}};
-const schema12 = {"description":"null or an object {start, stop, step, start_label, stop_label}","type":["object","null"],"additionalProperties":false,"properties":{"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://tetration.dev/schema/query.schema.json","title":"tetration query document (flat wire, layout v1)","description":"an object with \"dataset\" and at most one reduction key","type":"object","additionalProperties":false,"required":["dataset"],"properties":{"dataset":{"description":"a non-empty dataset name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024,"pattern":"\\S"},"layout_version":{"description":"layout version 1","type":"integer","const":1},"selection":{"description":"an array with one entry per axis (at most 8): null, {start, stop, step, start_label, stop_label} or {indices}","type":["array","null"],"maxItems":8,"items":{"$ref":"#/definitions/axisSelection"}},"execution":{"$ref":"#/definitions/execution"},"spill":{"description":"a non-empty spill file path (at most 4096 characters)","type":"string","minLength":1,"maxLength":4096},"sum":{"$ref":"#/definitions/axisSpec"},"mean":{"$ref":"#/definitions/axisSpec"},"min":{"$ref":"#/definitions/axisSpec"},"max":{"$ref":"#/definitions/axisSpec"},"count":{"$ref":"#/definitions/axisSpec"},"var":{"$ref":"#/definitions/axisSpec"},"std":{"$ref":"#/definitions/axisSpec"},"product":{"$ref":"#/definitions/axisSpec"},"norm_l1":{"$ref":"#/definitions/axisSpec"},"norm_l2":{"$ref":"#/definitions/axisSpec"},"all_finite":{"$ref":"#/definitions/axisSpec"},"any_nan":{"$ref":"#/definitions/axisSpec"},"any_inf":{"$ref":"#/definitions/axisSpec"},"arg_min":{"$ref":"#/definitions/axisSpec"},"arg_max":{"$ref":"#/definitions/axisSpec"},"nan_count":{"$ref":"#/definitions/axisSpec"},"inf_count":{"$ref":"#/definitions/axisSpec"},"nan_mean":{"$ref":"#/definitions/axisSpec"},"nan_std":{"$ref":"#/definitions/axisSpec"},"median":{"$ref":"#/definitions/axisSpec"},"null_count":{"description":"an axis spec or an object {fill, axis | axes}","anyOf":[{"$ref":"#/definitions/axisSpec"},{"$ref":"#/definitions/nullCountParams"}]},"quantile":{"$ref":"#/definitions/quantileParams"},"histogram":{"$ref":"#/definitions/histogramParams"},"covariance":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]},"correlation":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]}},"definitions":{"count":{"description":"a non-negative integer","type":"integer","minimum":0,"maximum":9007199254740991},"label":{"description":"a coordinate label (string of at most 4096 characters, or a number)","type":["string","number"],"maxLength":4096},"axisSelection":{"description":"null or an object {start, stop, step, start_label, stop_label} or {indices}","type":["object","null"],"additionalProperties":false,"properties":{"indices":{"description":"an index list: 1 to 16777216 non-negative integers, strictly ascending","type":["array","null"],"minItems":1,"maxItems":16777216,"items":{"description":"a non-negative integer index","type":"integer","minimum":0,"maximum":9007199254740991}},"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}},"axisToken":{"description":"an axis: a non-negative integer, a decimal string or a dimension name","anyOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"}]},"axisSpec":{"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}}]},"axisParams":{"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"nullCountParams":{"description":"an object {fill, axis | axes}","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"quantileParams":{"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"histogramParams":{"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}},"execution":{"description":"an object {memory_budget_bytes, memory_budget_percent, memory_budget_percent_bps, fold_parallel, threads, device}","type":"object","additionalProperties":false,"properties":{"memory_budget_bytes":{"description":"a positive byte count","type":"integer","minimum":1,"maximum":9007199254740991},"memory_budget_percent":{"description":"a percentage in (0, 100]","type":"number","exclusiveMinimum":0,"maximum":100},"memory_budget_percent_bps":{"description":"basis points between 1 and 10000","type":"integer","minimum":1,"maximum":10000},"fold_parallel":{"description":"a boolean","type":"boolean"},"threads":{"description":"a thread count between 1 and 4096","type":"integer","minimum":1,"maximum":4096},"device":{"description":"a device token: cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi","type":"string","pattern":"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"}}}}};
+const schema12 = {"description":"null or an object {start, stop, step, start_label, stop_label} or {indices}","type":["object","null"],"additionalProperties":false,"properties":{"indices":{"description":"an index list: 1 to 16777216 non-negative integers, strictly ascending","type":["array","null"],"minItems":1,"maxItems":16777216,"items":{"description":"a non-negative integer index","type":"integer","minimum":0,"maximum":9007199254740991}},"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}};
 const schema13 = {"description":"an object {memory_budget_bytes, memory_budget_percent, memory_budget_percent_bps, fold_parallel, threads, device}","type":"object","additionalProperties":false,"properties":{"memory_budget_bytes":{"description":"a positive byte count","type":"integer","minimum":1,"maximum":9007199254740991},"memory_budget_percent":{"description":"a percentage in (0, 100]","type":"number","exclusiveMinimum":0,"maximum":100},"memory_budget_percent_bps":{"description":"basis points between 1 and 10000","type":"integer","minimum":1,"maximum":10000},"fold_parallel":{"description":"a boolean","type":"boolean"},"threads":{"description":"a thread count between 1 and 4096","type":"integer","minimum":1,"maximum":4096},"device":{"description":"a device token: cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi","type":"string","pattern":"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"}}};
 const schema15 = {"description":"an axis: a non-negative integer, a decimal string or a dimension name","anyOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"}]};
 const func2 = Object.prototype.hasOwnProperty;
@@ -754,30 +754,60 @@ if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 const _errs11 = errors;
 for(const key1 in data3){
-if(!(((((key1 === "start") || (key1 === "stop")) || (key1 === "step")) || (key1 === "start_label")) || (key1 === "stop_label"))){
+if(!((((((key1 === "indices") || (key1 === "start")) || (key1 === "stop")) || (key1 === "step")) || (key1 === "start_label")) || (key1 === "stop_label"))){
 validate10.errors = [{instancePath:instancePath+"/selection/" + i0,schemaPath:"#/definitions/axisSelection/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema12,data:data3}];
 return false;
 break;
 }
 }
 if(_errs11 === errors){
-if(data3.start !== undefined){
-let data4 = data3.start;
+if(data3.indices !== undefined){
+let data4 = data3.indices;
 const _errs12 = errors;
-if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/type",keyword:"type",params:{type: schema12.properties.start.type},message:"must be integer,null",schema:schema12.properties.start.type,parentSchema:schema12.properties.start,data:data4}];
+if((!(Array.isArray(data4))) && (data4 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices",schemaPath:"#/definitions/axisSelection/properties/indices/type",keyword:"type",params:{type: schema12.properties.indices.type},message:"must be array,null",schema:schema12.properties.indices.type,parentSchema:schema12.properties.indices,data:data4}];
 return false;
 }
 if(errors === _errs12){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 9007199254740991 || isNaN(data4)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.start,data:data4}];
+if(Array.isArray(data4)){
+if(data4.length > 16777216){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices",schemaPath:"#/definitions/axisSelection/properties/indices/maxItems",keyword:"maxItems",params:{limit: 16777216},message:"must NOT have more than 16777216 items",schema:16777216,parentSchema:schema12.properties.indices,data:data4}];
 return false;
 }
 else {
-if(data4 < 0 || isNaN(data4)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.start,data:data4}];
+if(data4.length < 1){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices",schemaPath:"#/definitions/axisSelection/properties/indices/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema12.properties.indices,data:data4}];
 return false;
+}
+else {
+var valid4 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+const _errs14 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices/" + i1,schemaPath:"#/definitions/axisSelection/properties/indices/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.indices.items.type,parentSchema:schema12.properties.indices.items,data:data5}];
+return false;
+}
+if(errors === _errs14){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 9007199254740991 || isNaN(data5)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices/" + i1,schemaPath:"#/definitions/axisSelection/properties/indices/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.indices.items,data:data5}];
+return false;
+}
+else {
+if(data5 < 0 || isNaN(data5)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices/" + i1,schemaPath:"#/definitions/axisSelection/properties/indices/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.indices.items,data:data5}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs14 === errors;
+if(!valid4){
+break;
+}
+}
 }
 }
 }
@@ -788,49 +818,22 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data3.stop !== undefined){
-let data5 = data3.stop;
-const _errs14 = errors;
-if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/type",keyword:"type",params:{type: schema12.properties.stop.type},message:"must be integer,null",schema:schema12.properties.stop.type,parentSchema:schema12.properties.stop,data:data5}];
-return false;
-}
-if(errors === _errs14){
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 9007199254740991 || isNaN(data5)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.stop,data:data5}];
-return false;
-}
-else {
-if(data5 < 0 || isNaN(data5)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.stop,data:data5}];
-return false;
-}
-}
-}
-}
-var valid3 = _errs14 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data3.step !== undefined){
-let data6 = data3.step;
+if(data3.start !== undefined){
+let data6 = data3.start;
 const _errs16 = errors;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/type",keyword:"type",params:{type: schema12.properties.step.type},message:"must be integer,null",schema:schema12.properties.step.type,parentSchema:schema12.properties.step,data:data6}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/type",keyword:"type",params:{type: schema12.properties.start.type},message:"must be integer,null",schema:schema12.properties.start.type,parentSchema:schema12.properties.start,data:data6}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 9007199254740991 || isNaN(data6)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.step,data:data6}];
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.start,data:data6}];
 return false;
 }
 else {
-if(data6 < 1 || isNaN(data6)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.step,data:data6}];
+if(data6 < 0 || isNaN(data6)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.start,data:data6}];
 return false;
 }
 }
@@ -842,18 +845,24 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data3.start_label !== undefined){
-let data7 = data3.start_label;
+if(data3.stop !== undefined){
+let data7 = data3.stop;
 const _errs18 = errors;
-if(((typeof data7 !== "string") && (!((typeof data7 == "number") && (isFinite(data7))))) && (data7 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/type",keyword:"type",params:{type: schema12.properties.start_label.type},message:"must be string,number,null",schema:schema12.properties.start_label.type,parentSchema:schema12.properties.start_label,data:data7}];
+if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/type",keyword:"type",params:{type: schema12.properties.stop.type},message:"must be integer,null",schema:schema12.properties.stop.type,parentSchema:schema12.properties.stop,data:data7}];
 return false;
 }
 if(errors === _errs18){
-if(typeof data7 === "string"){
-if(data7.length > 4096){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema12.properties.start_label,data:data7}];
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 9007199254740991 || isNaN(data7)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.stop,data:data7}];
 return false;
+}
+else {
+if(data7 < 0 || isNaN(data7)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.stop,data:data7}];
+return false;
+}
 }
 }
 }
@@ -863,18 +872,24 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data3.stop_label !== undefined){
-let data8 = data3.stop_label;
+if(data3.step !== undefined){
+let data8 = data3.step;
 const _errs20 = errors;
-if(((typeof data8 !== "string") && (!((typeof data8 == "number") && (isFinite(data8))))) && (data8 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/type",keyword:"type",params:{type: schema12.properties.stop_label.type},message:"must be string,number,null",schema:schema12.properties.stop_label.type,parentSchema:schema12.properties.stop_label,data:data8}];
+if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/type",keyword:"type",params:{type: schema12.properties.step.type},message:"must be integer,null",schema:schema12.properties.step.type,parentSchema:schema12.properties.step,data:data8}];
 return false;
 }
 if(errors === _errs20){
-if(typeof data8 === "string"){
-if(data8.length > 4096){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema12.properties.stop_label,data:data8}];
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 9007199254740991 || isNaN(data8)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.step,data:data8}];
 return false;
+}
+else {
+if(data8 < 1 || isNaN(data8)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.step,data:data8}];
+return false;
+}
 }
 }
 }
@@ -882,6 +897,49 @@ var valid3 = _errs20 === errors;
 }
 else {
 var valid3 = true;
+}
+if(valid3){
+if(data3.start_label !== undefined){
+let data9 = data3.start_label;
+const _errs22 = errors;
+if(((typeof data9 !== "string") && (!((typeof data9 == "number") && (isFinite(data9))))) && (data9 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/type",keyword:"type",params:{type: schema12.properties.start_label.type},message:"must be string,number,null",schema:schema12.properties.start_label.type,parentSchema:schema12.properties.start_label,data:data9}];
+return false;
+}
+if(errors === _errs22){
+if(typeof data9 === "string"){
+if(data9.length > 4096){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema12.properties.start_label,data:data9}];
+return false;
+}
+}
+}
+var valid3 = _errs22 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data3.stop_label !== undefined){
+let data10 = data3.stop_label;
+const _errs24 = errors;
+if(((typeof data10 !== "string") && (!((typeof data10 == "number") && (isFinite(data10))))) && (data10 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/type",keyword:"type",params:{type: schema12.properties.stop_label.type},message:"must be string,number,null",schema:schema12.properties.stop_label.type,parentSchema:schema12.properties.stop_label,data:data10}];
+return false;
+}
+if(errors === _errs24){
+if(typeof data10 === "string"){
+if(data10.length > 4096){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema12.properties.stop_label,data:data10}];
+return false;
+}
+}
+}
+var valid3 = _errs24 === errors;
+}
+else {
+var valid3 = true;
+}
 }
 }
 }
@@ -905,160 +963,160 @@ var valid0 = true;
 }
 if(valid0){
 if(data.execution !== undefined){
-let data9 = data.execution;
-const _errs22 = errors;
-const _errs23 = errors;
-if(errors === _errs23){
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-const _errs25 = errors;
-for(const key2 in data9){
+let data11 = data.execution;
+const _errs26 = errors;
+const _errs27 = errors;
+if(errors === _errs27){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+const _errs29 = errors;
+for(const key2 in data11){
 if(!((((((key2 === "memory_budget_bytes") || (key2 === "memory_budget_percent")) || (key2 === "memory_budget_percent_bps")) || (key2 === "fold_parallel")) || (key2 === "threads")) || (key2 === "device"))){
-validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema13,data:data9}];
+validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema13,data:data11}];
 return false;
 break;
 }
 }
-if(_errs25 === errors){
-if(data9.memory_budget_bytes !== undefined){
-let data10 = data9.memory_budget_bytes;
-const _errs26 = errors;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.memory_budget_bytes.type,parentSchema:schema13.properties.memory_budget_bytes,data:data10}];
-return false;
-}
-if(errors === _errs26){
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 > 9007199254740991 || isNaN(data10)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema13.properties.memory_budget_bytes,data:data10}];
-return false;
-}
-else {
-if(data10 < 1 || isNaN(data10)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.memory_budget_bytes,data:data10}];
-return false;
-}
-}
-}
-}
-var valid5 = _errs26 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data9.memory_budget_percent !== undefined){
-let data11 = data9.memory_budget_percent;
-const _errs28 = errors;
-if(errors === _errs28){
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 > 100 || isNaN(data11)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema13.properties.memory_budget_percent,data:data11}];
-return false;
-}
-else {
-if(data11 <= 0 || isNaN(data11)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema13.properties.memory_budget_percent,data:data11}];
-return false;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema13.properties.memory_budget_percent.type,parentSchema:schema13.properties.memory_budget_percent,data:data11}];
-return false;
-}
-}
-var valid5 = _errs28 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data9.memory_budget_percent_bps !== undefined){
-let data12 = data9.memory_budget_percent_bps;
+if(_errs29 === errors){
+if(data11.memory_budget_bytes !== undefined){
+let data12 = data11.memory_budget_bytes;
 const _errs30 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.memory_budget_percent_bps.type,parentSchema:schema13.properties.memory_budget_percent_bps,data:data12}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.memory_budget_bytes.type,parentSchema:schema13.properties.memory_budget_bytes,data:data12}];
 return false;
 }
 if(errors === _errs30){
 if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 > 10000 || isNaN(data12)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema13.properties.memory_budget_percent_bps,data:data12}];
+if(data12 > 9007199254740991 || isNaN(data12)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema13.properties.memory_budget_bytes,data:data12}];
 return false;
 }
 else {
 if(data12 < 1 || isNaN(data12)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.memory_budget_percent_bps,data:data12}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.memory_budget_bytes,data:data12}];
 return false;
 }
 }
 }
 }
-var valid5 = _errs30 === errors;
+var valid6 = _errs30 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
-if(data9.fold_parallel !== undefined){
-let data13 = data9.fold_parallel;
+if(valid6){
+if(data11.memory_budget_percent !== undefined){
+let data13 = data11.memory_budget_percent;
 const _errs32 = errors;
-if(typeof data13 !== "boolean"){
-validate10.errors = [{instancePath:instancePath+"/execution/fold_parallel",schemaPath:"#/definitions/execution/properties/fold_parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema13.properties.fold_parallel.type,parentSchema:schema13.properties.fold_parallel,data:data13}];
+if(errors === _errs32){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 100 || isNaN(data13)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema13.properties.memory_budget_percent,data:data13}];
 return false;
 }
-var valid5 = _errs32 === errors;
+else {
+if(data13 <= 0 || isNaN(data13)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema13.properties.memory_budget_percent,data:data13}];
+return false;
+}
+}
 }
 else {
-var valid5 = true;
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema13.properties.memory_budget_percent.type,parentSchema:schema13.properties.memory_budget_percent,data:data13}];
+return false;
 }
-if(valid5){
-if(data9.threads !== undefined){
-let data14 = data9.threads;
+}
+var valid6 = _errs32 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data11.memory_budget_percent_bps !== undefined){
+let data14 = data11.memory_budget_percent_bps;
 const _errs34 = errors;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.threads.type,parentSchema:schema13.properties.threads,data:data14}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.memory_budget_percent_bps.type,parentSchema:schema13.properties.memory_budget_percent_bps,data:data14}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 4096 || isNaN(data14)){
-validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096",schema:4096,parentSchema:schema13.properties.threads,data:data14}];
+if(data14 > 10000 || isNaN(data14)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema13.properties.memory_budget_percent_bps,data:data14}];
 return false;
 }
 else {
 if(data14 < 1 || isNaN(data14)){
-validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.threads,data:data14}];
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.memory_budget_percent_bps,data:data14}];
 return false;
 }
 }
 }
 }
-var valid5 = _errs34 === errors;
+var valid6 = _errs34 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
-if(data9.device !== undefined){
-let data15 = data9.device;
+if(valid6){
+if(data11.fold_parallel !== undefined){
+let data15 = data11.fold_parallel;
 const _errs36 = errors;
-if(errors === _errs36){
-if(typeof data15 === "string"){
-if(!pattern1.test(data15)){
-validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/pattern",keyword:"pattern",params:{pattern: "^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"},message:"must match pattern \""+"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"+"\"",schema:"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$",parentSchema:schema13.properties.device,data:data15}];
+if(typeof data15 !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/execution/fold_parallel",schemaPath:"#/definitions/execution/properties/fold_parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema13.properties.fold_parallel.type,parentSchema:schema13.properties.fold_parallel,data:data15}];
+return false;
+}
+var valid6 = _errs36 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data11.threads !== undefined){
+let data16 = data11.threads;
+const _errs38 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.threads.type,parentSchema:schema13.properties.threads,data:data16}];
+return false;
+}
+if(errors === _errs38){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 4096 || isNaN(data16)){
+validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096",schema:4096,parentSchema:schema13.properties.threads,data:data16}];
+return false;
+}
+else {
+if(data16 < 1 || isNaN(data16)){
+validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.threads,data:data16}];
+return false;
+}
+}
+}
+}
+var valid6 = _errs38 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data11.device !== undefined){
+let data17 = data11.device;
+const _errs40 = errors;
+if(errors === _errs40){
+if(typeof data17 === "string"){
+if(!pattern1.test(data17)){
+validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/pattern",keyword:"pattern",params:{pattern: "^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"},message:"must match pattern \""+"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"+"\"",schema:"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$",parentSchema:schema13.properties.device,data:data17}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.device.type,parentSchema:schema13.properties.device,data:data15}];
+validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.device.type,parentSchema:schema13.properties.device,data:data17}];
 return false;
 }
 }
-var valid5 = _errs36 === errors;
+var valid6 = _errs40 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
@@ -1068,72 +1126,36 @@ var valid5 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.type,parentSchema:schema13,data:data9}];
+validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.type,parentSchema:schema13,data:data11}];
 return false;
 }
 }
-var valid0 = _errs22 === errors;
+var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.spill !== undefined){
-let data16 = data.spill;
-const _errs38 = errors;
-if(errors === _errs38){
-if(typeof data16 === "string"){
-if(data16.length > 4096){
-validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema11.properties.spill,data:data16}];
-return false;
-}
-else {
-if(data16.length < 1){
-validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.spill,data:data16}];
-return false;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.spill.type,parentSchema:schema11.properties.spill,data:data16}];
-return false;
-}
-}
-var valid0 = _errs38 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sum !== undefined){
-const _errs40 = errors;
-if(!(validate11(data.sum, {instancePath:instancePath+"/sum",parentData:data,parentDataProperty:"sum",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs40 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mean !== undefined){
-const _errs41 = errors;
-if(!(validate11(data.mean, {instancePath:instancePath+"/mean",parentData:data,parentDataProperty:"mean",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs41 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.min !== undefined){
+let data18 = data.spill;
 const _errs42 = errors;
-if(!(validate11(data.min, {instancePath:instancePath+"/min",parentData:data,parentDataProperty:"min",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
+if(errors === _errs42){
+if(typeof data18 === "string"){
+if(data18.length > 4096){
+validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema11.properties.spill,data:data18}];
+return false;
+}
+else {
+if(data18.length < 1){
+validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.spill,data:data18}];
+return false;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.spill.type,parentSchema:schema11.properties.spill,data:data18}];
+return false;
+}
 }
 var valid0 = _errs42 === errors;
 }
@@ -1141,21 +1163,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max !== undefined){
-const _errs43 = errors;
-if(!(validate11(data.max, {instancePath:instancePath+"/max",parentData:data,parentDataProperty:"max",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs43 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.count !== undefined){
+if(data.sum !== undefined){
 const _errs44 = errors;
-if(!(validate11(data.count, {instancePath:instancePath+"/count",parentData:data,parentDataProperty:"count",rootData}))){
+if(!(validate11(data.sum, {instancePath:instancePath+"/sum",parentData:data,parentDataProperty:"sum",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1165,9 +1175,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.var !== undefined){
+if(data.mean !== undefined){
 const _errs45 = errors;
-if(!(validate11(data.var, {instancePath:instancePath+"/var",parentData:data,parentDataProperty:"var",rootData}))){
+if(!(validate11(data.mean, {instancePath:instancePath+"/mean",parentData:data,parentDataProperty:"mean",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1177,9 +1187,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.std !== undefined){
+if(data.min !== undefined){
 const _errs46 = errors;
-if(!(validate11(data.std, {instancePath:instancePath+"/std",parentData:data,parentDataProperty:"std",rootData}))){
+if(!(validate11(data.min, {instancePath:instancePath+"/min",parentData:data,parentDataProperty:"min",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1189,9 +1199,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.product !== undefined){
+if(data.max !== undefined){
 const _errs47 = errors;
-if(!(validate11(data.product, {instancePath:instancePath+"/product",parentData:data,parentDataProperty:"product",rootData}))){
+if(!(validate11(data.max, {instancePath:instancePath+"/max",parentData:data,parentDataProperty:"max",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1201,9 +1211,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.norm_l1 !== undefined){
+if(data.count !== undefined){
 const _errs48 = errors;
-if(!(validate11(data.norm_l1, {instancePath:instancePath+"/norm_l1",parentData:data,parentDataProperty:"norm_l1",rootData}))){
+if(!(validate11(data.count, {instancePath:instancePath+"/count",parentData:data,parentDataProperty:"count",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1213,9 +1223,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.norm_l2 !== undefined){
+if(data.var !== undefined){
 const _errs49 = errors;
-if(!(validate11(data.norm_l2, {instancePath:instancePath+"/norm_l2",parentData:data,parentDataProperty:"norm_l2",rootData}))){
+if(!(validate11(data.var, {instancePath:instancePath+"/var",parentData:data,parentDataProperty:"var",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1225,9 +1235,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.all_finite !== undefined){
+if(data.std !== undefined){
 const _errs50 = errors;
-if(!(validate11(data.all_finite, {instancePath:instancePath+"/all_finite",parentData:data,parentDataProperty:"all_finite",rootData}))){
+if(!(validate11(data.std, {instancePath:instancePath+"/std",parentData:data,parentDataProperty:"std",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1237,9 +1247,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.any_nan !== undefined){
+if(data.product !== undefined){
 const _errs51 = errors;
-if(!(validate11(data.any_nan, {instancePath:instancePath+"/any_nan",parentData:data,parentDataProperty:"any_nan",rootData}))){
+if(!(validate11(data.product, {instancePath:instancePath+"/product",parentData:data,parentDataProperty:"product",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1249,9 +1259,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.any_inf !== undefined){
+if(data.norm_l1 !== undefined){
 const _errs52 = errors;
-if(!(validate11(data.any_inf, {instancePath:instancePath+"/any_inf",parentData:data,parentDataProperty:"any_inf",rootData}))){
+if(!(validate11(data.norm_l1, {instancePath:instancePath+"/norm_l1",parentData:data,parentDataProperty:"norm_l1",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1261,9 +1271,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.arg_min !== undefined){
+if(data.norm_l2 !== undefined){
 const _errs53 = errors;
-if(!(validate11(data.arg_min, {instancePath:instancePath+"/arg_min",parentData:data,parentDataProperty:"arg_min",rootData}))){
+if(!(validate11(data.norm_l2, {instancePath:instancePath+"/norm_l2",parentData:data,parentDataProperty:"norm_l2",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1273,9 +1283,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.arg_max !== undefined){
+if(data.all_finite !== undefined){
 const _errs54 = errors;
-if(!(validate11(data.arg_max, {instancePath:instancePath+"/arg_max",parentData:data,parentDataProperty:"arg_max",rootData}))){
+if(!(validate11(data.all_finite, {instancePath:instancePath+"/all_finite",parentData:data,parentDataProperty:"all_finite",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1285,9 +1295,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nan_count !== undefined){
+if(data.any_nan !== undefined){
 const _errs55 = errors;
-if(!(validate11(data.nan_count, {instancePath:instancePath+"/nan_count",parentData:data,parentDataProperty:"nan_count",rootData}))){
+if(!(validate11(data.any_nan, {instancePath:instancePath+"/any_nan",parentData:data,parentDataProperty:"any_nan",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1297,9 +1307,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.inf_count !== undefined){
+if(data.any_inf !== undefined){
 const _errs56 = errors;
-if(!(validate11(data.inf_count, {instancePath:instancePath+"/inf_count",parentData:data,parentDataProperty:"inf_count",rootData}))){
+if(!(validate11(data.any_inf, {instancePath:instancePath+"/any_inf",parentData:data,parentDataProperty:"any_inf",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1309,9 +1319,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nan_mean !== undefined){
+if(data.arg_min !== undefined){
 const _errs57 = errors;
-if(!(validate11(data.nan_mean, {instancePath:instancePath+"/nan_mean",parentData:data,parentDataProperty:"nan_mean",rootData}))){
+if(!(validate11(data.arg_min, {instancePath:instancePath+"/arg_min",parentData:data,parentDataProperty:"arg_min",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1321,9 +1331,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nan_std !== undefined){
+if(data.arg_max !== undefined){
 const _errs58 = errors;
-if(!(validate11(data.nan_std, {instancePath:instancePath+"/nan_std",parentData:data,parentDataProperty:"nan_std",rootData}))){
+if(!(validate11(data.arg_max, {instancePath:instancePath+"/arg_max",parentData:data,parentDataProperty:"arg_max",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1333,9 +1343,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.median !== undefined){
+if(data.nan_count !== undefined){
 const _errs59 = errors;
-if(!(validate11(data.median, {instancePath:instancePath+"/median",parentData:data,parentDataProperty:"median",rootData}))){
+if(!(validate11(data.nan_count, {instancePath:instancePath+"/nan_count",parentData:data,parentDataProperty:"nan_count",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1345,29 +1355,77 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.null_count !== undefined){
-let data37 = data.null_count;
+if(data.inf_count !== undefined){
 const _errs60 = errors;
-const _errs61 = errors;
-let valid6 = false;
-const _errs62 = errors;
-if(!(validate11(data37, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
+if(!(validate11(data.inf_count, {instancePath:instancePath+"/inf_count",parentData:data,parentDataProperty:"inf_count",rootData}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs62 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
+var valid0 = _errs60 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nan_mean !== undefined){
+const _errs61 = errors;
+if(!(validate11(data.nan_mean, {instancePath:instancePath+"/nan_mean",parentData:data,parentDataProperty:"nan_mean",rootData}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs61 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nan_std !== undefined){
+const _errs62 = errors;
+if(!(validate11(data.nan_std, {instancePath:instancePath+"/nan_std",parentData:data,parentDataProperty:"nan_std",rootData}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs62 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.median !== undefined){
 const _errs63 = errors;
-if(!(validate33(data37, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
+if(!(validate11(data.median, {instancePath:instancePath+"/median",parentData:data,parentDataProperty:"median",rootData}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs63 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.null_count !== undefined){
+let data39 = data.null_count;
+const _errs64 = errors;
+const _errs65 = errors;
+let valid7 = false;
+const _errs66 = errors;
+if(!(validate11(data39, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs66 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs67 = errors;
+if(!(validate33(data39, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
 vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs63 === errors;
-valid6 = valid6 || _valid0;
+var _valid0 = _errs67 === errors;
+valid7 = valid7 || _valid0;
 }
-if(!valid6){
-const err0 = {instancePath:instancePath+"/null_count",schemaPath:"#/properties/null_count/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.null_count.anyOf,parentSchema:schema11.properties.null_count,data:data37};
+if(!valid7){
+const err0 = {instancePath:instancePath+"/null_count",schemaPath:"#/properties/null_count/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.null_count.anyOf,parentSchema:schema11.properties.null_count,data:data39};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1379,27 +1437,15 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs61;
+errors = _errs65;
 if(vErrors !== null){
-if(_errs61){
-vErrors.length = _errs61;
+if(_errs65){
+vErrors.length = _errs65;
 }
 else {
 vErrors = null;
 }
 }
-}
-var valid0 = _errs60 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.quantile !== undefined){
-const _errs64 = errors;
-if(!(validate37(data.quantile, {instancePath:instancePath+"/quantile",parentData:data,parentDataProperty:"quantile",rootData}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
-errors = vErrors.length;
 }
 var valid0 = _errs64 === errors;
 }
@@ -1407,29 +1453,41 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.quantile !== undefined){
+const _errs68 = errors;
+if(!(validate37(data.quantile, {instancePath:instancePath+"/quantile",parentData:data,parentDataProperty:"quantile",rootData}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs68 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.histogram !== undefined){
-const _errs65 = errors;
+const _errs69 = errors;
 if(!(validate41(data.histogram, {instancePath:instancePath+"/histogram",parentData:data,parentDataProperty:"histogram",rootData}))){
 vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs65 === errors;
+var valid0 = _errs69 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.covariance !== undefined){
-let data40 = data.covariance;
-const _errs66 = errors;
-const _errs67 = errors;
-let valid7 = false;
-const _errs68 = errors;
+let data42 = data.covariance;
 const _errs70 = errors;
-let valid9 = false;
 const _errs71 = errors;
-if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
-const err1 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data40};
+let valid8 = false;
+const _errs72 = errors;
+const _errs74 = errors;
+let valid10 = false;
+const _errs75 = errors;
+if(!(((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42))) && (isFinite(data42)))){
+const err1 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data42};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1438,10 +1496,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(errors === _errs71){
-if((typeof data40 == "number") && (isFinite(data40))){
-if(data40 > 4294967295 || isNaN(data40)){
-const err2 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data40};
+if(errors === _errs75){
+if((typeof data42 == "number") && (isFinite(data42))){
+if(data42 > 4294967295 || isNaN(data42)){
+const err2 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data42};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1451,8 +1509,8 @@ vErrors.push(err2);
 errors++;
 }
 else {
-if(data40 < 0 || isNaN(data40)){
-const err3 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data40};
+if(data42 < 0 || isNaN(data42)){
+const err3 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data42};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1464,14 +1522,14 @@ errors++;
 }
 }
 }
-var _valid2 = _errs71 === errors;
-valid9 = valid9 || _valid2;
-if(!valid9){
-const _errs73 = errors;
-if(errors === _errs73){
-if(typeof data40 === "string"){
-if(data40.length > 256){
-const err4 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data40};
+var _valid2 = _errs75 === errors;
+valid10 = valid10 || _valid2;
+if(!valid10){
+const _errs77 = errors;
+if(errors === _errs77){
+if(typeof data42 === "string"){
+if(data42.length > 256){
+const err4 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data42};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1481,8 +1539,8 @@ vErrors.push(err4);
 errors++;
 }
 else {
-if(data40.length < 1){
-const err5 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data40};
+if(data42.length < 1){
+const err5 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data42};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1492,8 +1550,8 @@ vErrors.push(err5);
 errors++;
 }
 else {
-if(!pattern2.test(data40)){
-const err6 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data40};
+if(!pattern2.test(data42)){
+const err6 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data42};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1506,7 +1564,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data40};
+const err7 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data42};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1516,11 +1574,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-var _valid2 = _errs73 === errors;
-valid9 = valid9 || _valid2;
+var _valid2 = _errs77 === errors;
+valid10 = valid10 || _valid2;
 }
-if(!valid9){
-const err8 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data40};
+if(!valid10){
+const err8 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data42};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1530,29 +1588,29 @@ vErrors.push(err8);
 errors++;
 }
 else {
-errors = _errs70;
+errors = _errs74;
 if(vErrors !== null){
-if(_errs70){
-vErrors.length = _errs70;
+if(_errs74){
+vErrors.length = _errs74;
 }
 else {
 vErrors = null;
 }
 }
 }
-var _valid1 = _errs68 === errors;
-valid7 = valid7 || _valid1;
-if(!valid7){
-const _errs75 = errors;
-if(!(validate45(data40, {instancePath:instancePath+"/covariance",parentData:data,parentDataProperty:"covariance",rootData}))){
+var _valid1 = _errs72 === errors;
+valid8 = valid8 || _valid1;
+if(!valid8){
+const _errs79 = errors;
+if(!(validate45(data42, {instancePath:instancePath+"/covariance",parentData:data,parentDataProperty:"covariance",rootData}))){
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
-var _valid1 = _errs75 === errors;
-valid7 = valid7 || _valid1;
+var _valid1 = _errs79 === errors;
+valid8 = valid8 || _valid1;
 }
-if(!valid7){
-const err9 = {instancePath:instancePath+"/covariance",schemaPath:"#/properties/covariance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.covariance.anyOf,parentSchema:schema11.properties.covariance,data:data40};
+if(!valid8){
+const err9 = {instancePath:instancePath+"/covariance",schemaPath:"#/properties/covariance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.covariance.anyOf,parentSchema:schema11.properties.covariance,data:data42};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1564,33 +1622,33 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs67;
+errors = _errs71;
 if(vErrors !== null){
-if(_errs67){
-vErrors.length = _errs67;
+if(_errs71){
+vErrors.length = _errs71;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs66 === errors;
+var valid0 = _errs70 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.correlation !== undefined){
-let data41 = data.correlation;
-const _errs76 = errors;
-const _errs77 = errors;
-let valid10 = false;
-const _errs78 = errors;
+let data43 = data.correlation;
 const _errs80 = errors;
-let valid12 = false;
 const _errs81 = errors;
-if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
-const err10 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data41};
+let valid11 = false;
+const _errs82 = errors;
+const _errs84 = errors;
+let valid13 = false;
+const _errs85 = errors;
+if(!(((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43))) && (isFinite(data43)))){
+const err10 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data43};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1599,10 +1657,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(errors === _errs81){
-if((typeof data41 == "number") && (isFinite(data41))){
-if(data41 > 4294967295 || isNaN(data41)){
-const err11 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data41};
+if(errors === _errs85){
+if((typeof data43 == "number") && (isFinite(data43))){
+if(data43 > 4294967295 || isNaN(data43)){
+const err11 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data43};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1612,8 +1670,8 @@ vErrors.push(err11);
 errors++;
 }
 else {
-if(data41 < 0 || isNaN(data41)){
-const err12 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data41};
+if(data43 < 0 || isNaN(data43)){
+const err12 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data43};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1625,14 +1683,14 @@ errors++;
 }
 }
 }
-var _valid4 = _errs81 === errors;
-valid12 = valid12 || _valid4;
-if(!valid12){
-const _errs83 = errors;
-if(errors === _errs83){
-if(typeof data41 === "string"){
-if(data41.length > 256){
-const err13 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data41};
+var _valid4 = _errs85 === errors;
+valid13 = valid13 || _valid4;
+if(!valid13){
+const _errs87 = errors;
+if(errors === _errs87){
+if(typeof data43 === "string"){
+if(data43.length > 256){
+const err13 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data43};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1642,8 +1700,8 @@ vErrors.push(err13);
 errors++;
 }
 else {
-if(data41.length < 1){
-const err14 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data41};
+if(data43.length < 1){
+const err14 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data43};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1653,8 +1711,8 @@ vErrors.push(err14);
 errors++;
 }
 else {
-if(!pattern2.test(data41)){
-const err15 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data41};
+if(!pattern2.test(data43)){
+const err15 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data43};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1667,7 +1725,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data41};
+const err16 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data43};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1677,11 +1735,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-var _valid4 = _errs83 === errors;
-valid12 = valid12 || _valid4;
+var _valid4 = _errs87 === errors;
+valid13 = valid13 || _valid4;
 }
-if(!valid12){
-const err17 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data41};
+if(!valid13){
+const err17 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data43};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1691,29 +1749,29 @@ vErrors.push(err17);
 errors++;
 }
 else {
-errors = _errs80;
+errors = _errs84;
 if(vErrors !== null){
-if(_errs80){
-vErrors.length = _errs80;
+if(_errs84){
+vErrors.length = _errs84;
 }
 else {
 vErrors = null;
 }
 }
 }
-var _valid3 = _errs78 === errors;
-valid10 = valid10 || _valid3;
-if(!valid10){
-const _errs85 = errors;
-if(!(validate45(data41, {instancePath:instancePath+"/correlation",parentData:data,parentDataProperty:"correlation",rootData}))){
+var _valid3 = _errs82 === errors;
+valid11 = valid11 || _valid3;
+if(!valid11){
+const _errs89 = errors;
+if(!(validate45(data43, {instancePath:instancePath+"/correlation",parentData:data,parentDataProperty:"correlation",rootData}))){
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
-var _valid3 = _errs85 === errors;
-valid10 = valid10 || _valid3;
+var _valid3 = _errs89 === errors;
+valid11 = valid11 || _valid3;
 }
-if(!valid10){
-const err18 = {instancePath:instancePath+"/correlation",schemaPath:"#/properties/correlation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.correlation.anyOf,parentSchema:schema11.properties.correlation,data:data41};
+if(!valid11){
+const err18 = {instancePath:instancePath+"/correlation",schemaPath:"#/properties/correlation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.correlation.anyOf,parentSchema:schema11.properties.correlation,data:data43};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1725,17 +1783,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs77;
+errors = _errs81;
 if(vErrors !== null){
-if(_errs77){
-vErrors.length = _errs77;
+if(_errs81){
+vErrors.length = _errs81;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs76 === errors;
+var valid0 = _errs80 === errors;
 }
 else {
 var valid0 = true;

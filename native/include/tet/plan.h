@@ -1,5 +1,25 @@
 // The compiled query plan: the one structure lib/ (TypeScript) hands to the native core.
-// Wire form (little-endian, encoded by lib/plan/encode.ts, decoded + validated by decode_plan):
+//
+// Wire v2 (little-endian; lib/plan/encode.ts emits it, decode_plan validates it):
+//   header  0 u32 magic "TPLN"(0x4E4C5054)  4 u32 version(2)  8 u32 dataset_id  12 u32 ndim
+//   then sections back to back, each: u32 tag, u32 payload_len, payload. Tags strictly ascending
+//   (each at most once); SELECT, AGG, OUTPUT and EXEC are required, SHARD and DEVICE optional; the
+//   last section ends exactly at the end of the plan.
+//   1 SELECT  per axis 0..ndim-1: u32 kind, u32 0, then
+//               kind 0 box     u64 start, u64 step, u64 count
+//               kind 1 indices u64 n (1..2^24), n x u64 positions (strictly ascending, < shape)
+//               kind 2 runs    u64 n (1..2^24), n x (u64 start, u64 count) unit-step runs,
+//                              ascending and disjoint (start >= previous start + count), count >= 1
+//   2 AGG     u32 n (0 = none: preview / spill; this build runs at most 1), u32 0, then n x 48 bytes:
+//               u32 op (1..25), u32 flags (bit0 hist_range, bit1 has_fill), u32 bins, u32 obs_axis,
+//               f64 q, f64 hist_min, f64 hist_max, f64 fill
+//   3 OUTPUT  u32 reduce_mask, u32 0, u64 preview_max
+//   4 EXEC    u32 strategy, u32 io_mode, u32 threads, u32 spill_path_len, u32 temp_dir_len, u32 0,
+//             spill_path bytes, temp_dir bytes
+//   5 SHARD   u64 begin, u64 end, u64 of: the unit range [begin, end) of `of` units (default whole)
+//   6 DEVICE  u32 device (0 cpu, 1 gpu), u32 ordinal
+//
+// Wire v1 (still decoded into the same QueryPlan; encode_plan_v1 writes it for tests and seeds):
 //   0 u32 magic "TPLN"(0x4E4C5054)  4 u32 version(1)   8 u32 dataset_id   12 u32 ndim
 //  16 u32 op                        20 u32 reduce_mask 24 u32 bins        28 u32 flags
 //        (flags bit0 = hist_range, bit1 = has_fill)
@@ -33,13 +53,46 @@ enum class Strategy : uint32_t {
 enum class IoMode : uint32_t { ParallelChunks = 0, SequentialChunks = 1, LinearScan = 2 };
 
 constexpr uint32_t kPlanMagic = 0x4E4C5054;  // "TPLN"
-constexpr uint32_t kPlanVersion = 1;
+constexpr uint32_t kPlanVersion = 2;     // what encode_plan writes
+constexpr uint32_t kPlanVersionV1 = 1;   // still decoded
+constexpr uint64_t kMaxIndexList = uint64_t(1) << 24;  // entries of one index / run list
+
+enum class SectionTag : uint32_t { Select = 1, Agg = 2, Output = 3, Exec = 4, Shard = 5, Device = 6 };
+
+// How one axis is selected. Box: start + i*step. Indices / Runs: `runs` holds the selected
+// positions as ascending, disjoint, non-adjacent unit-step runs (an index list is merged into
+// runs of consecutive positions); start = first position, step = 1, count = total positions.
+enum class AxisKind : uint32_t { Box = 0, Indices = 1, Runs = 2 };
+
+struct AxisRun {
+  uint64_t start = 0, count = 0;
+  bool operator==(const AxisRun& o) const { return start == o.start && count == o.count; }
+};
+
+struct AggSpec {  // one aggregate of the AGG section
+  Op op = Op::None;
+  uint32_t bins = 0, obs_axis = 0;
+  bool hist_range = false, has_fill = false;
+  double q = 0.5, hist_min = 0, hist_max = 0, fill = 0;
+};
+
+struct ShardRange {  // unit range [begin, end) of `of` units; [0, 1) of 1 = the whole plan
+  uint64_t begin = 0, end = 1, of = 1;
+  bool whole() const { return begin == 0 && end == of; }
+};
+
+enum class Device : uint32_t { Cpu = 0, Gpu = 1 };
 
 struct QueryPlan {
   uint32_t dataset_id = 0;
   uint32_t ndim = 0;
-  // Selected positions along axis a: start[a] + i * step[a], 0 <= i < count[a] (all in range).
+  uint32_t version = kPlanVersion;  // wire version it was decoded from
+  // Selected positions along axis a: start[a] + i * step[a], 0 <= i < count[a] (all in range),
+  // unless kind[a] is Indices / Runs: then runs[a] lists them (count[a] = their total).
   std::array<uint64_t, 8> start{}, step{}, count{};
+  std::array<AxisKind, 8> kind{};
+  std::array<std::vector<AxisRun>, 8> runs;
+  // The aggregate the executor runs (the AGG list's only entry; Op::None when the list is empty).
   Op op = Op::None;
   uint32_t reduce_mask = 0;    // bit a set => axis a is reduced (scalar ops: all ndim bits)
   double q = 0.5;              // quantile
@@ -55,11 +108,30 @@ struct QueryPlan {
   uint64_t preview_max = 0;    // elements of the row-major preview to return
   std::string spill_path;      // MmapSpill target (already allow-listed by lib/)
   std::string temp_dir;        // TempSpillMaterialize directory (already allow-listed)
+  ShardRange shard;            // SHARD (carried; executing shards is not this build's job)
+  Device device = Device::Cpu;  // DEVICE
+  uint32_t device_ordinal = 0;
+
+  bool has_index_axes() const {
+    for (uint32_t a = 0; a < ndim && a < 8; ++a)
+      if (kind[a] != AxisKind::Box) return true;
+    return false;
+  }
+  // Sets axis a to the sorted unique positions `idx` (kind Indices), merging consecutive ones.
+  void set_indices(uint32_t a, const std::vector<uint64_t>& idx);
+  // Sets axis a to unit-step runs (kind Runs), merging adjacent ones.
+  void set_runs(uint32_t a, const std::vector<AxisRun>& r);
+  // The selected positions of an Indices / Runs axis, ascending.
+  std::vector<uint64_t> positions(uint32_t a) const;
+  // The AGG list: {} for Op::None, else the one aggregate above.
+  std::vector<AggSpec> aggs() const;
 };
 
 // Decode + validate the wire form against the catalog. Throws tet::Error (TET_PLAN_*).
+// Decodes wire v2 and v1 alike.
 QueryPlan decode_plan(const uint8_t* bytes, uint64_t len, const Catalog& catalog);
-std::vector<uint8_t> encode_plan(const QueryPlan& plan);  // for C++ tests and fuzz seeds
+std::vector<uint8_t> encode_plan(const QueryPlan& plan);     // v2; for C++ tests and fuzz seeds
+std::vector<uint8_t> encode_plan_v1(const QueryPlan& plan);  // v1 (box axes only; throws otherwise)
 
 enum class ValueKind : uint32_t { F64 = 0, I64 = 1, U64 = 2, Bool = 3 };
 
