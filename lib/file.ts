@@ -6,7 +6,8 @@ import { TetBudgetError, TetCancelledError, TetError, TetQueryError, toTetError 
 import type { NativeCatalog, NativeFileHandle } from './native';
 import { encodePlan } from './plan/encode';
 import { resolveSelection } from './plan/selection';
-import { planQuery, runQuery } from './query';
+import { planQuery, runQuery, runQueryPartial } from './query';
+import type { QueryPartialOptions } from './query';
 import type { SelectionAxisWire } from './query/document';
 import {
   DTYPE_BY_TAG, type DatasetInfo, type FileExecution, type FileMetadata,
@@ -162,6 +163,14 @@ export class TetFile implements QueryTarget {
   /** Runs a query document (JSON text, TOML text or object); see lib/query. */
   query(input: QueryInput, opts?: QueryOptions): ReturnType<typeof runQuery> {
     return runQuery(this, input, opts);
+  }
+
+  /**
+   * Runs shard `opts.shard = [i, n]` of a query and resolves with its partial state (bytes for
+   * mergePartials, which returns the same response as query()); see lib/query/shard.ts.
+   */
+  queryPartial(input: QueryInput, opts: QueryPartialOptions): Promise<Uint8Array> {
+    return runQueryPartial(this, input, opts);
   }
 
   /** Plans a query without executing it. */

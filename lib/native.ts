@@ -60,6 +60,14 @@ export interface NativeBinding {
   catalog(file: NativeFileHandle): NativeCatalog;
   /** plan: bytes per native/include/tet/plan.h. Rejects with an Error carrying `code`. */
   execute(file: NativeFileHandle, plan: Uint8Array, cancel: NativeCancelToken | null): Promise<NativeQueryResult>;
+  /**
+   * Shard `shard` of `shards` of a plan (native/include/tet/shard.h): resolves with the partial's
+   * bytes. `doc` is fingerprinted with the plan; `context` travels to the merge unread.
+   */
+  executePartial(file: NativeFileHandle, plan: Uint8Array, shard: number, shards: number, doc: string, context: string,
+    cancel: NativeCancelToken | null): Promise<Uint8Array>;
+  /** Validates and merges a complete set of partials (rejects with a TET_SHARD_* code). */
+  mergePartials(parts: Uint8Array[]): Promise<{ result: NativeQueryResult; doc: string; context: string }>;
   closeFile(file: NativeFileHandle): void;
   createCancelToken(): NativeCancelToken;
   cancel(token: NativeCancelToken): void;

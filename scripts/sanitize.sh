@@ -28,7 +28,7 @@ ctest --test-dir "$BUILD" --output-on-failure
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1 -std=c++17"
 LIBS="$BUILD/libtet_core.a $BUILD/libtet_zstd.a -lpthread"
 INC="-I$ROOT/native/include -I$ROOT/native"
-for t in open_fuzz decode_fuzz plan_fuzz query_fuzz; do
+for t in open_fuzz decode_fuzz plan_fuzz query_fuzz shard_fuzz; do
   $CXX $SAN $INC "$ROOT/native/fuzz/replay_main.cpp" "$ROOT/native/fuzz/$t.cpp" $LIBS -o "$BUILD/${t%_fuzz}_replay"
 done
 $CXX $SAN $INC "$ROOT/native/fuzz/leak_loop.cpp" $LIBS -o "$BUILD/leak_loop"
@@ -38,12 +38,14 @@ FUZZ_DIR=${TET_FUZZ_DIR:-$ROOT/build/fuzz}
 corpus() { [ -d "$FUZZ_DIR/corpus/$1" ] && echo "$FUZZ_DIR/corpus/$1" || true; }
 # Decode and plan inputs are not .tet files: they get their own seeds (seed mode) + regressions.
 SEEDS=$BUILD/seeds
-rm -rf "$SEEDS" && mkdir -p "$SEEDS/decode" "$SEEDS/plan"
+rm -rf "$SEEDS" && mkdir -p "$SEEDS/decode" "$SEEDS/plan" "$SEEDS/shard"
 TET_FUZZ_SEEDS_OUT=$SEEDS/decode TET_FUZZ_FIXTURES=$FIXTURES "$BUILD/decode_replay"
 TET_FUZZ_SEEDS_OUT=$SEEDS/plan "$BUILD/plan_replay"
+TET_FUZZ_SEEDS_OUT=$SEEDS/shard "$BUILD/shard_replay"
 "$BUILD/open_replay" "$FIXTURES" "$REG/open_fuzz" "$REG/query_fuzz" $(corpus open_fuzz)
 "$BUILD/query_replay" "$FIXTURES" "$REG/open_fuzz" "$REG/query_fuzz" $(corpus query_fuzz)
 "$BUILD/decode_replay" "$SEEDS/decode" "$REG/decode_fuzz" $(corpus decode_fuzz)
 "$BUILD/plan_replay" "$SEEDS/plan" "$REG/plan_fuzz" $(corpus plan_fuzz)
+"$BUILD/shard_replay" "$SEEDS/shard" "$REG/shard_fuzz" $(corpus shard_fuzz)
 "$BUILD/leak_loop" "$FIXTURES" 4
 echo "sanitize: clean (ctest, fuzz replays, leak loop: no ASan/UBSan/LSan report)"

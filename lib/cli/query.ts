@@ -1,11 +1,11 @@
 // `tet query` and `tet qhist`: plan or run query documents, print them in one of the
 // QueryOutputFormat views, and keep a client-side history of recent queries.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { TetQueryError } from '../errors';
+import { TetIoError, TetQueryError } from '../errors';
 import { open } from '../file';
-import { parseQueryFile, parseQueryText, runQuery, validateQuery } from '../query';
+import { mergePartials, parseQueryFile, parseQueryText, runQuery, runQueryPartial, validateQuery } from '../query';
 import type { QueryDocument } from '../query';
 import { appendHistory, readHistory } from '../query/history';
 import { defaultPreviewFor, formatQueryResponse, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from './format';
@@ -33,6 +33,17 @@ interface QueryCliOptions {
   spillAllow: string[];
   device?: string;
   history: boolean;
+  shard?: [number, number];
+  partialOut?: string;
+}
+
+function shardSpec(value: string): [number, number] {
+  const m = /^\s*([0-9]+)\s*\/\s*([0-9]+)\s*$/.exec(value);
+  const i = m ? Number(m[1]) : NaN, n = m ? Number(m[2]) : NaN;
+  if (!m || !Number.isSafeInteger(i) || !Number.isSafeInteger(n) || n < 1 || i >= n) {
+    throw new InvalidArgumentError(`expected I/N with 0 <= I < N (e.g. 2/3), found ${JSON.stringify(value)}`);
+  }
+  return [i, n];
 }
 
 /** QUERY argument -> document: '-' / omitted = stdin, an existing file or .json/.toml path, else inline text. */
@@ -103,11 +114,33 @@ export function registerQueryCommands(program: Command): void {
     .option('--spill-allow <dir>', 'allow spill files under DIR (repeatable)', collect, [])
     .option('--device <device>', 'cpu, auto, metal, cuda[:N|:multi], rocm[:N|:multi] (needs -x)')
     .option('--no-history', 'do not record this query in the query history')
+    .option('--shard <i/n>', 'run only shard I (0-based) of N of the query (needs -x and --partial-out)', shardSpec)
+    .option('--partial-out <file>', 'write the shard\'s partial state here (merge the shards with `tet merge`)')
     .action(async (queryArg: string | undefined, opts: QueryCliOptions, cmd: Command) => {
       const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
       if (opts.execute && !opts.tet) cmd.error('error: -x/--execute needs -t/--tet FILE', { exitCode: 2 });
       if (opts.device && !opts.execute) cmd.error('error: --device needs -x/--execute', { exitCode: 2 });
+      if ((opts.shard !== undefined) !== (opts.partialOut !== undefined)) {
+        cmd.error('error: --shard and --partial-out go together', { exitCode: 2 });
+      }
+      if (opts.shard && !opts.execute) cmd.error('error: --shard needs -x/--execute', { exitCode: 2 });
       const doc = readQueryArgument(queryArg, cmd);
+      if (opts.shard && opts.partialOut) {
+        const file = await open(opts.tet!);
+        try {
+          const bytes = await runQueryPartial(file, doc, {
+            shard: opts.shard, preview: opts.preview ?? opts.previewF32 ?? defaultPreviewFor(format),
+            spillAllow: opts.spillAllow, ...(opts.device ? { device: opts.device } : {}),
+          });
+          writeFileSync(opts.partialOut, bytes);
+          if (format !== 'quiet') {
+            process.stderr.write(`wrote shard ${opts.shard[0]}/${opts.shard[1]} (${bytes.length} bytes) to ${opts.partialOut}\n`);
+          }
+        } finally {
+          file.close();
+        }
+        return;
+      }
       if (opts.history) {
         appendHistory({ at: new Date().toISOString(), tet: opts.tet ? resolve(opts.tet) : null, execute: !!opts.execute, query: doc });
       }
@@ -121,6 +154,24 @@ export function registerQueryCommands(program: Command): void {
       });
       print(resp, format);
       reportUnmatched(resp);
+    });
+
+  program
+    .command('merge')
+    .description('merge the partials of every shard of one query (`tet query -x --shard I/N --partial-out P`) and print its response')
+    .argument('<partials...>', 'partial files, one per shard, in any order')
+    .addOption(formatOption())
+    .option('-q, --quiet', 'one-line output (same as --format quiet)')
+    .action(async (files: string[], opts: { format: QueryOutputFormat; quiet?: boolean }) => {
+      const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
+      const parts = files.map((f) => {
+        try {
+          return new Uint8Array(readFileSync(f));
+        } catch (e) {
+          throw new TetIoError('TET_IO_OPEN', `cannot read partial ${f}: ${(e as Error).message}`);
+        }
+      });
+      print(await mergePartials(parts), format);
     });
 
   const qhist = program

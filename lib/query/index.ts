@@ -10,3 +10,5 @@ export type {
   NullCountParams, QuantileParams, HistogramParams, AxisParams, ReductionName,
 } from './document';
 export { QUERY_LIMITS } from './limits';
+export { runQueryPartial, mergePartials } from './shard';
+export type { QueryPartialOptions, MergePartialsOptions } from './shard';

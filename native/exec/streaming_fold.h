@@ -1,6 +1,8 @@
 // Tier-A/B streaming folds: scalar (every axis reduced) and partial (a subset of axes), over
 // the thread pool with a fixed work decomposition so results do not depend on thread count.
 #pragma once
+#include <vector>
+
 #include "exec/selection.h"
 #include "exec/tile_fetch.h"
 #include "fold/kernels.h"
@@ -27,6 +29,29 @@ struct FoldRun {
 template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res);
 // Partial fold; fills res.values, res.reduced_shape and stats.
 template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res);
+
+// Sharded execution (exec/shard.cpp). The work units of a fold are a function of the plan and
+// selection only: scalar folds' units (kUnitElems-element ranges of one tile), and for partial
+// folds the tasks (group x segment, each with its own box state). A shard folds a contiguous
+// range and encodes each unit's state (fold/ops codec); the coordinator decodes all of them and
+// runs the same compiled merge + finalize as fold_scalar / fold_partial, so results are
+// bit-identical to the single-process fold.
+uint64_t scalar_unit_count(const Selection& sel);
+template <class S, class T>
+void fold_scalar_states(FoldRun& run, uint64_t u0, uint64_t u1, std::vector<uint8_t>& out, QueryResult& res);
+// `n` unit states (n * state_bytes<T>(plan.op) bytes) in unit order -> res.values.
+template <class S, class T>
+void finish_scalar(const QueryPlan& plan, const Selection& sel, const uint8_t* states, uint64_t n, QueryResult& res);
+template <class S, class T> uint64_t partial_unit_count(const QueryPlan& plan, const Selection& sel);
+// Encoded bytes of the states of tasks [t0, t1).
+template <class S, class T>
+uint64_t partial_states_bytes(const QueryPlan& plan, const Selection& sel, uint64_t t0, uint64_t t1);
+template <class S, class T>
+void fold_partial_states(FoldRun& run, uint64_t t0, uint64_t t1, std::vector<uint8_t>& out, QueryResult& res);
+// Every task's states in task order (`len` bytes) -> res.values and res.reduced_shape.
+template <class S, class T>
+void finish_partial(const QueryPlan& plan, const Selection& sel, const uint8_t* states, uint64_t len, uint32_t threads,
+                    QueryResult& res);
 
 }  // namespace exec
 }  // namespace tet

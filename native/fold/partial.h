@@ -70,6 +70,14 @@ template <class T> class PartialOp {
   void merge(PState<T>& d, size_t dj, const PState<T>& s, size_t sj, size_t n) const {
     visit([&](auto f) { using F = decltype(f); ops::soa_merge<F, T>(cfg(), soa<F>(d), dj, soa<F>(s), sj, n); });
   }
+  // Element j's state as fold_op().state_bytes() encoded bytes (the family's State codec;
+  // `fib_len` stands in for counts the SoA omits), and back into element j of an init'ed box.
+  void encode(const PState<T>& st, size_t j, uint64_t fib_len, uint8_t* out) const {
+    visit([&](auto f) { using F = decltype(f); F::encode(F::get(cfg(), soa<F>(st), j, fib_len), out); });
+  }
+  void decode(PState<T>& st, size_t j, const uint8_t* in) const {
+    visit([&](auto f) { using F = decltype(f); F::put(cfg(), soa<F>(st), j, F::decode(in)); });
+  }
   // Final value of element j (8 bytes, or 1 for Bool kinds); `fib_len` = elements per output.
   void finalize(const PState<T>& st, size_t j, uint64_t fib_len, uint8_t* out) const {
     visit([&](auto f) { using F = decltype(f); ops::soa_finalize<F, T>(cfg(), soa<F>(st), j, fib_len, out); });

@@ -32,7 +32,7 @@ class TetAddon : public Napi::Addon<TetAddon> {
     struct Entry { const char* name; Napi::Function::Callback fn; };
     const Entry entries[] = {
         {"openFile", OpenFile}, {"openFileSync", OpenFileSync}, {"catalog", CatalogOf},
-        {"execute", Execute}, {"closeFile", CloseFile}, {"createCancelToken", CreateCancelToken},
+        {"execute", Execute}, {"executePartial", ExecutePartial}, {"mergePartials", MergePartials}, {"closeFile", CloseFile}, {"createCancelToken", CreateCancelToken},
         {"cancel", Cancel}, {"verifyTiles", VerifyTiles}, {"repairFooter", RepairFooter},
         {"hostInfo", HostInfo}, {"writerCreate", WriterCreate},
         {"writerSetExecution", WriterSetExecution}, {"writerAddDataset", WriterAddDataset},

@@ -1,4 +1,5 @@
 // Reading: open/close, catalog, execute a compiled plan, cancellation, host facts.
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "tet/host.h"
 #include "tet/plan.h"
 #include "tet/query.h"
+#include "tet/shard.h"
 
 namespace tet::napi {
 namespace {
@@ -79,7 +81,95 @@ class ExecuteWorker : public DetachedWorker {
   QueryResult result_;
 };
 
+class ExecutePartialWorker : public PromiseWorker {
+ public:
+  ExecutePartialWorker(Napi::Env env, std::shared_ptr<File> file, std::vector<uint8_t> plan, PartialRequest req,
+                       CancelFlag cancel)
+      : PromiseWorker(env, "tetration:executePartial"), file_(std::move(file)), plan_bytes_(std::move(plan)),
+        req_(std::move(req)), cancel_(std::move(cancel)) {}
+
+ protected:
+  void Run() override {
+    QueryPlan plan = decode_plan(plan_bytes_.data(), plan_bytes_.size(), file_->catalog());
+    file_->check_unchanged();
+    ExecContext ctx;
+    ctx.cancel = cancel_.get();
+    bytes_ = execute_partial(*file_, plan, req_, ctx);
+    file_->check_unchanged();
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Uint8Array out = Napi::Uint8Array::New(env, bytes_.size());
+    if (!bytes_.empty()) std::memcpy(out.Data(), bytes_.data(), bytes_.size());
+    return out;
+  }
+
+ private:
+  std::shared_ptr<File> file_;
+  std::vector<uint8_t> plan_bytes_;
+  PartialRequest req_;
+  CancelFlag cancel_;
+  std::vector<uint8_t> bytes_;
+};
+
+class MergePartialsWorker : public PromiseWorker {
+ public:
+  MergePartialsWorker(Napi::Env env, std::vector<std::vector<uint8_t>> parts)
+      : PromiseWorker(env, "tetration:mergePartials"), parts_(std::move(parts)) {}
+
+ protected:
+  void Run() override {
+    std::vector<std::pair<const uint8_t*, size_t>> v;
+    for (const auto& p : parts_) v.emplace_back(p.data(), p.size());
+    merged_ = merge_partials(v);
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("result", QueryResultToJs(env, merged_.result, merged_.dtype));
+    out.Set("doc", Napi::String::New(env, merged_.doc));
+    out.Set("context", Napi::String::New(env, merged_.context));
+    return out;
+  }
+
+ private:
+  std::vector<std::vector<uint8_t>> parts_;
+  MergedPartials merged_;
+};
+
 }  // namespace
+
+Napi::Value ExecutePartial(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return GuardAsync(env, [&]() -> Napi::Value {
+    Napi::Value handle = Arg(info, 0, "file");
+    std::vector<uint8_t> plan = BytesArg(info, 1, "plan");
+    PartialRequest req;
+    const uint64_t shard = U64Arg(info, 2, "shard"), shards = U64Arg(info, 3, "shards");
+    if (shard > UINT32_MAX || shards > UINT32_MAX) ThrowArg(env, "shard / shards must fit in 32 bits");
+    req.shard = uint32_t(shard), req.shards = uint32_t(shards);
+    req.doc = StringArg(info, 4, "doc");
+    req.context = StringArg(info, 5, "context");
+    CancelFlag cancel = info.Length() > 6 ? UnwrapCancel(info[6]) : nullptr;
+    return (new ExecutePartialWorker(env, OpenFileOf(handle), std::move(plan), std::move(req), std::move(cancel)))->Start();
+  });
+}
+
+Napi::Value MergePartials(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return GuardAsync(env, [&]() -> Napi::Value {
+    Napi::Value v = Arg(info, 0, "parts");
+    if (!v.IsArray()) ThrowArg(env, "parts must be an array of Uint8Array");
+    Napi::Array arr = v.As<Napi::Array>();
+    std::vector<std::vector<uint8_t>> parts;
+    for (uint32_t i = 0; i < arr.Length(); ++i) {
+      Napi::Value e = arr.Get(i);
+      if (!e.IsTypedArray() || e.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+        ThrowArg(env, "parts[" + std::to_string(i) + "] must be a Uint8Array");
+      Napi::Uint8Array u = e.As<Napi::Uint8Array>();
+      parts.emplace_back(u.Data(), u.Data() + u.ByteLength());
+    }
+    return (new MergePartialsWorker(env, std::move(parts)))->Start();
+  });
+}
 
 Napi::Value OpenFile(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

@@ -16,6 +16,8 @@ Napi::Value OpenFile(const Napi::CallbackInfo& info);
 Napi::Value OpenFileSync(const Napi::CallbackInfo& info);
 Napi::Value CatalogOf(const Napi::CallbackInfo& info);
 Napi::Value Execute(const Napi::CallbackInfo& info);
+Napi::Value ExecutePartial(const Napi::CallbackInfo& info);
+Napi::Value MergePartials(const Napi::CallbackInfo& info);
 Napi::Value CloseFile(const Napi::CallbackInfo& info);
 Napi::Value CreateCancelToken(const Napi::CallbackInfo& info);
 Napi::Value Cancel(const Napi::CallbackInfo& info);

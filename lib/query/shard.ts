@@ -1,0 +1,144 @@
+// Exact sharded execution: queryPartial runs shard i of n of a query (its contiguous range of
+// the query's work units) and returns the partial's bytes ("TPS1", native/exec/README.md);
+// mergePartials validates a complete set (TET_SHARD_* errors) and returns the same response
+// object runQuery gives for that query. The partial carries the canonical query document (part
+// of its fingerprint) and the planned response, so the merge needs neither the file nor the doc.
+// Fields that differ from the unsharded response: execution.seconds (the merge's own time),
+// threads (max over shards), chunks_read / stored_bytes_read (summed over shards; shard 0 also
+// counts the preview's tiles).
+import { rmSync } from 'node:fs';
+import { binding } from '../binding';
+import { TetCancelledError, TetError, TetQueryError, toTetError } from '../errors';
+import type { NativeCancelToken, NativeFileHandle } from '../native';
+import { compileExecution, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
+import { encodePlan } from '../plan/encode';
+import { makeQueryTempDir } from '../plan/spill';
+import { buildExecutedResponse } from '../response/build';
+import type { QueryResponse } from '../response/types';
+import type { QueryTarget } from '../types';
+import { DEFAULT_PREVIEW, toQueryDocument } from './run';
+
+export interface QueryPartialOptions {
+  /** [i, n]: shard i (0-based) of n. */
+  shard: readonly [number, number];
+  signal?: AbortSignal;
+  /** Preview elements carried by shard 0 (default 64; 0 = none); all shards should agree. */
+  preview?: number;
+  spillAllow?: string[];
+  device?: string;
+}
+
+export interface MergePartialsOptions {
+  signal?: AbortSignal;
+}
+
+/** What the merge needs to build the response (JSON, written by shard 0 and every other). */
+interface PartialContext {
+  v: 1;
+  response: PlannedQuery['response'];
+  operation: PlannedQuery['operation'];
+  dtype: string;
+  fields: CompiledExecution['fields'];
+  strategy: CompiledExecution['plan']['strategy'];
+  ioMode: CompiledExecution['plan']['ioMode'];
+}
+
+// JSON with bigint and non-finite numbers kept.
+function encodeContext(c: PartialContext): string {
+  return JSON.stringify(c, (_k, v) => {
+    if (typeof v === 'bigint') return { $bigint: v.toString() };
+    if (typeof v === 'number' && !Number.isFinite(v)) return { $num: String(v) };
+    return v;
+  });
+}
+function decodeContext(text: string): PartialContext {
+  try {
+    const c = JSON.parse(text, (_k, v) => {
+      if (v && typeof v === 'object' && !Array.isArray(v)) {
+        const keys = Object.keys(v);
+        if (keys.length === 1 && keys[0] === '$bigint' && typeof v.$bigint === 'string') return BigInt(v.$bigint);
+        if (keys.length === 1 && keys[0] === '$num' && typeof v.$num === 'string') return Number(v.$num);
+      }
+      return v;
+    }) as PartialContext;
+    if (!c || c.v !== 1 || typeof c.response !== 'object') throw new Error('unknown context version');
+    return c;
+  } catch (err) {
+    throw new TetError('TET_SHARD_CORRUPT', `shard partial carries an unreadable response context: ${(err as Error).message}`);
+  }
+}
+
+function checkShard(shard: unknown): [number, number] {
+  const ok = Array.isArray(shard) && shard.length === 2 && shard.every((x) => Number.isSafeInteger(x) && x >= 0)
+    && shard[1] >= 1 && shard[1] <= 0xffffffff && shard[0] < shard[1];
+  if (!ok) {
+    throw new TetError('TET_SHARD_MISMATCH',
+      `shard must be [i, n] with integers 0 <= i < n, found ${JSON.stringify(shard)}`);
+  }
+  return [shard[0], shard[1]];
+}
+
+/** Runs shard `opts.shard = [i, n]` of a query; resolves with the partial's bytes. */
+export async function runQueryPartial(target: QueryTarget, input: string | object, opts: QueryPartialOptions): Promise<Uint8Array> {
+  const [i, n] = checkShard(opts.shard);
+  const doc = toQueryDocument(input);
+  const planned = planAgainstTarget(target, doc);
+  if (!planned.dataset) {
+    const names = target.datasets.map((d) => JSON.stringify(d.name)).join(', ') || 'none';
+    throw new TetQueryError('TET_QUERY_UNKNOWN_DATASET', `dataset ${JSON.stringify(doc.dataset)} not found (datasets: ${names})`);
+  }
+  if (!planned.operation) {
+    throw new TetQueryError('TET_QUERY_UNSUPPORTED', 'only queries with an aggregate can run sharded (this one only reads / spills)');
+  }
+  if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the query was cancelled');
+  const native = binding();
+  const compiled = compileExecution(planned, target, {
+    preview: opts.preview ?? DEFAULT_PREVIEW,
+    spillAllow: opts.spillAllow,
+    hostAvailableRamBytes: native.hostInfo().availableRamBytes,
+    device: opts.device,
+  });
+  const context: PartialContext = {
+    v: 1, response: planned.response, operation: planned.operation, dtype: planned.dataset.dtype,
+    fields: compiled.fields, strategy: compiled.plan.strategy, ioMode: compiled.plan.ioMode,
+  };
+  const tempDir = compiled.plan.strategy === 'temp_spill_materialize' ? makeQueryTempDir() : undefined;
+  let token: NativeCancelToken | null = null;
+  const onAbort = () => { if (token) native.cancel(token); };
+  try {
+    if (opts.signal) {
+      token = native.createCancelToken();
+      opts.signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const bytes = encodePlan({ ...compiled.plan, ...(tempDir ? { tempDir } : {}) });
+    try {
+      return await native.executePartial(target.native as NativeFileHandle, bytes, i, n, JSON.stringify(doc),
+        encodeContext(context), token);
+    } catch (err) {
+      throw toTetError(err);
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+/** Merges the partials of every shard of one query (any order) into the query's response. */
+export async function mergePartials(parts: readonly Uint8Array[], opts: MergePartialsOptions = {}): Promise<QueryResponse> {
+  if (!Array.isArray(parts) || parts.some((p) => !(p instanceof Uint8Array))) {
+    throw new TetError('TET_BINDING_BAD_ARGUMENT', 'mergePartials expects an array of Uint8Array partials');
+  }
+  if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the merge was cancelled');
+  const t0 = process.hrtime.bigint();
+  let merged;
+  try {
+    merged = await binding().mergePartials(parts.map((p) => (p.constructor === Uint8Array ? p : new Uint8Array(p))));
+  } catch (err) {
+    throw toTetError(err);
+  }
+  const c = decodeContext(merged.context);
+  const planned = { response: c.response, operation: c.operation, dataset: { dtype: c.dtype } } as unknown as PlannedQuery;
+  const compiled = { fields: c.fields, plan: { strategy: c.strategy, ioMode: c.ioMode } } as unknown as CompiledExecution;
+  merged.result.stats.seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  return buildExecutedResponse(planned, compiled, merged.result);
+}
