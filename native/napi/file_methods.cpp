@@ -81,19 +81,20 @@ class ExecuteWorker : public DetachedWorker {
   QueryResult result_;
 };
 
-class ExecutePartialWorker : public PromiseWorker {
+class ExecutePartialWorker : public DetachedWorker {
  public:
   ExecutePartialWorker(Napi::Env env, std::shared_ptr<File> file, std::vector<uint8_t> plan, PartialRequest req,
                        CancelFlag cancel)
-      : PromiseWorker(env, "tetration:executePartial"), file_(std::move(file)), plan_bytes_(std::move(plan)),
-        req_(std::move(req)), cancel_(std::move(cancel)) {}
+      : DetachedWorker(env, "tetration:executePartial", EnvInFlight(env)), file_(std::move(file)),
+        plan_bytes_(std::move(plan)), req_(std::move(req)), registration_(EnvInFlight(env), std::move(cancel)) {}
 
  protected:
   void Run() override {
+    RunningQuery running;
     QueryPlan plan = decode_plan(plan_bytes_.data(), plan_bytes_.size(), file_->catalog());
     file_->check_unchanged();
     ExecContext ctx;
-    ctx.cancel = cancel_.get();
+    ctx.cancel = registration_.flag();
     bytes_ = execute_partial(*file_, plan, req_, ctx);
     file_->check_unchanged();
   }
@@ -107,7 +108,7 @@ class ExecutePartialWorker : public PromiseWorker {
   std::shared_ptr<File> file_;
   std::vector<uint8_t> plan_bytes_;
   PartialRequest req_;
-  CancelFlag cancel_;
+  QueryRegistration registration_;  // the cancel flag, registered with the environment
   std::vector<uint8_t> bytes_;
 };
 
