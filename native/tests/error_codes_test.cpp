@@ -73,6 +73,7 @@ TEST_CASE("the code table is indexed by Code, unique and prefixed") {
   CHECK(tet::code_info(tet::Code::TET_CANCELLED).cls == tet::ErrorClass::Cancelled);
   CHECK(tet::code_info(tet::Code::TET_EXPORT_FAILED).cls == tet::ErrorClass::Convert);
   CHECK(!tet::is_known_code("TET_FORMAT_") && !tet::is_known_code(""));
+  CHECK(tet::is_known_code("TET_FORMAT_TRUNCATED") && !tet::is_known_code("tet_format_truncated"));
 }
 
 TEST_CASE("every code literal in native/ and lib/ is in error_codes.def") {

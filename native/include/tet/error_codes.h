@@ -43,6 +43,7 @@ constexpr const CodeInfo* find_code(std::string_view name) {
 constexpr bool is_known_code(std::string_view name) { return find_code(name) != nullptr; }
 
 static_assert(code_info(Code::TET_INTERNAL).code == Code::TET_INTERNAL, "kCodeTable is indexed by Code");
-static_assert(is_known_code("TET_FORMAT_TRUNCATED") && !is_known_code("tet_format_truncated"));
+// (is_known_code is checked at run time in native/tests/error_codes_test.cpp: gcc's sanitizer
+// builds cannot fold its pointer comparison in a static_assert.)
 
 }  // namespace tet
