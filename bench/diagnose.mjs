@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureProbe } from './lib/build.mjs';
-import { cases, geometry, parseSize, sizeLabel } from './lib/datasets.mjs';
+import { cases, geometry, parseSize } from './lib/datasets.mjs';
 import { rawPayloadSpan } from './lib/tetfile.mjs';
 import { dataDir, ensureData } from './generate.mjs';
 

@@ -13,7 +13,7 @@ import { packageRoot } from '../lib/binding';
 import { runEvalWorker } from './worker-support';
 
 const BIG = join(SHARED, 'conformance/fixtures/big_f32.tet');  // f32 [3000,1500], 96 raw tiles
-const ROWS = 3000, COLS = 1500;
+const COLS = 1500;
 const dir = mkdtempSync(join(tmpdir(), 'tet-conc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -139,7 +139,7 @@ async function writeFile(cases: DatasetCase[]): Promise<string> {
       grid.map((g) => Array.from({ length: g }, (_, k) => k))).map((k) => {
       const coords: number[] = [];
       let r = k;
-      for (let a = grid.length - 1; a >= 0; a--) coords[a] = r % grid[a]!, r = Math.floor(r / grid[a]!);
+      for (let a = grid.length - 1; a >= 0; a--) { coords[a] = r % grid[a]!; r = Math.floor(r / grid[a]!); }
       return coords;
     });
     for (const coords of shuffled(all, c.tileOrderSeed)) {

@@ -3,7 +3,7 @@
 // a 100 GiB logical shape with a few stored bytes — that either work within bounds or fail fast
 // with a clear error.
 import { SHARED } from './support-paths';
-import { mkdtempSync, openSync as fsOpen, readFileSync, readSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { mkdtempSync, openSync as fsOpen, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

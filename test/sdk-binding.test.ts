@@ -8,7 +8,7 @@ import { encodePlan } from '../lib/plan/encode';
 
 const BIG = join(SHARED, 'conformance/fixtures/big_f32.tet');
 const SAMPLE = join(SHARED, 'fixtures/reference/tet/sample.tet');
-type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Any = any;
 
 const fullPlan = (shape: number[], previewMax: number) => encodePlan({
   datasetId: 0, start: shape.map(() => 0), step: shape.map(() => 1), count: shape, op: 'sum', reduceAxes: shape.map((_, a) => a),

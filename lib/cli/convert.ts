@@ -2,7 +2,7 @@
 // (.tet -> Zarr v3). Uses the public SDK only; progress bars on a TTY unless --quiet.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 // cli-progress ships no type declarations; the slice used here is typed below.
-// @ts-ignore TS7016
+// @ts-expect-error TS7016
 import cliProgressUntyped from 'cli-progress';
 import { convert } from '../convert';
 import { exportZarr } from '../export';

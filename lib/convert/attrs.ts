@@ -1,6 +1,6 @@
 // Source attribute values -> JSON values kept in the .tet footer metadata.
 
-const TYPED_NAME: [Function, string][] = [
+const TYPED_NAME: [abstract new (...args: never[]) => unknown, string][] = [
   [Float32Array, 'f32'], [Float64Array, 'f64'], [Int8Array, 'i8'], [Uint8Array, 'u8'],
   [Int16Array, 'i16'], [Uint16Array, 'u16'], [Int32Array, 'i32'], [Uint32Array, 'u32'],
   [BigInt64Array, 'i64'], [BigUint64Array, 'u64'],

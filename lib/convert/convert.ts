@@ -3,7 +3,7 @@
 // coordinate labels, attributes and a "convert" history row. The output appears atomically.
 import * as path from 'node:path';
 import { TetError } from '../errors';
-import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName, type TetTypedArray } from '../types';
+import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName } from '../types';
 import { TetWriter } from '../writer';
 import { jsonNumber } from './attrs';
 import { f16BitsToNumber } from './dtype';

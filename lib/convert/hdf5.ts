@@ -18,7 +18,6 @@ import type { OpenOptions, SourceKind, SourceReader, SourceVariable } from './ty
 
 type H5Module = typeof import('h5wasm/node');
 type H5Metadata = import('h5wasm/node').Dataset['metadata'];
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type WasmModule = any;
 
 // ---------------------------------------------------------------------------------------------

@@ -24,8 +24,10 @@ type StoredKind = 'i8' | DTypeName;
 
 /** netCDF default fill values (netcdf.h NC_FILL_*) by stored type. */
 const DEFAULT_FILL: Partial<Record<StoredKind, number>> = {
+  /* eslint-disable no-loss-of-precision -- i64/u64 are not exact doubles; kept as netcdf.h spells them */
   i16: -32767, i32: -2147483647, i64: -9223372036854775806, u16: 65535, u32: 4294967295,
   u64: 18446744073709551614, f32: 9.969209968386869e36, f64: 9.969209968386869e36,
+  /* eslint-enable no-loss-of-precision */
 };
 
 const INT_RANGE: Partial<Record<StoredKind, [number, number]>> = {
