@@ -52,6 +52,8 @@ export interface UnpackPlan {
   validMax: number | null;
   /** Output is float (NaN for masked values). */
   float: boolean;
+  /** 64-bit stored integers: the same masking, exact (a double cannot hold every such value). */
+  big?: { missing: Set<bigint>; validMin: bigint | null; validMax: bigint | null };
 }
 
 /** The element type the source stores (byte variables are read widened to i16). */
@@ -84,6 +86,29 @@ function safeValues(kind: StoredKind, value: unknown): number[] | null {
     const range = INT_RANGE[kind];
     if (range && (c < range[0] || c > range[1])) return null;
     out.push(c);
+  }
+  return out;
+}
+
+const BIG_RANGE: Partial<Record<StoredKind, [bigint, bigint]>> = {
+  i64: [-(2n ** 63n), 2n ** 63n - 1n], u64: [0n, 2n ** 64n - 1n],
+};
+const BIG_DEFAULT_FILL: Partial<Record<StoredKind, bigint>> = { i64: -9223372036854775806n, u64: 18446744073709551614n };
+
+/** Exact values of a 64-bit integer attribute (numbers, or the decimal text the readers keep
+ *  beyond 2^53), or null when one is not an integer of the stored type (netCDF4-python ignores it). */
+function safeBigValues(kind: StoredKind, value: unknown): bigint[] | null {
+  if (value === undefined) return null;
+  const range = BIG_RANGE[kind]!;
+  const out: bigint[] = [];
+  for (const item of Array.isArray(value) ? value : [value]) {
+    let b: bigint;
+    if (typeof item === 'bigint') b = item;
+    else if (typeof item === 'number' && Number.isInteger(item)) b = BigInt(item);
+    else if (typeof item === 'string' && /^-?\d+$/.test(item)) b = BigInt(item);
+    else return null;
+    if (b < range[0] || b > range[1]) return null;
+    out.push(b);
   }
   return out;
 }
@@ -140,11 +165,22 @@ export function unpackPlan(v: SourceVariable): UnpackPlan | null {
       validMin: null, validMax: null, float: false };
   }
   if (defaultFill !== undefined) missing.push(unsigned ? NaN : defaultFill);
+  let big: UnpackPlan['big'];
+  if (BIG_RANGE[stored]) {
+    const u = (b: bigint) => (unsigned ? BigInt.asUintN(64, b) : b);
+    const set = new Set<bigint>();
+    for (const k of ['missing_value', '_FillValue'] as const) for (const b of safeBigValues(stored, a[k]) ?? []) set.add(u(b));
+    if (defaultFill !== undefined && !unsigned) set.add(BIG_DEFAULT_FILL[stored]!);
+    const r = safeBigValues(stored, a.valid_range);
+    const lo = r && r.length === 2 ? r[0] : safeBigValues(stored, a.valid_min)?.[0];
+    const hi = r && r.length === 2 ? r[1] : safeBigValues(stored, a.valid_max)?.[0];
+    big = { missing: set, validMin: lo === undefined ? null : u(lo), validMax: hi === undefined ? null : u(hi) };
+  }
   const attrKinds = ['scale_factor', 'add_offset'].filter((k) => k in a).map((k) => v.attrTypes[k]);
   const narrow = bits <= 16 || stored === 'f32';
   const f32 = narrow && (scaled ? attrKinds.every((k) => k === 'f32') : stored !== 'f64' && bits <= 32);
   return { dtype: f32 ? 'f32' : 'f64', stored, unsigned, scale: scale ?? 1, offset: offset ?? 0,
-    missing: missing.filter((x) => !Number.isNaN(x)), maskNaN, validMin, validMax, float: true };
+    missing: missing.filter((x) => !Number.isNaN(x)), maskNaN, validMin, validMax, float: true, ...(big ? { big } : {}) };
 }
 
 
@@ -169,6 +205,15 @@ export function applyUnpack(raw: TetTypedArray, plan: UnpackPlan): TetTypedArray
   const f16 = plan.stored === 'f16';
   const big = raw instanceof BigInt64Array || raw instanceof BigUint64Array;
   const mod = 2 ** bits;
+  if (big && plan.big) {
+    const { missing: mb, validMin: lo, validMax: hi } = plan.big;
+    for (let i = 0; i < n; i++) {
+      const b = unsigned ? BigInt.asUintN(64, (raw as BigInt64Array)[i]) : (raw as BigInt64Array)[i];
+      const masked = mb.has(b) || (lo !== null && b < lo) || (hi !== null && b > hi);
+      out[i] = masked ? NaN : Number(b) * scale + offset;
+    }
+    return out;
+  }
   for (let i = 0; i < n; i++) {
     let x: number;
     if (big) x = unsigned ? Number(BigInt.asUintN(64, (raw as BigInt64Array)[i])) : Number((raw as BigInt64Array)[i]);

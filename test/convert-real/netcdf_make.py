@@ -123,6 +123,8 @@ def packed(p, fmt):
         if fmt != 'NETCDF3_CLASSIC':
             var('u_byte', 'u1', [255, 0, 1, 2, 3, 4, 5, 254])
             var('u_short_fill', 'u2', [65535, 0, 7, 65534, 1, 2, 3, 4])
+            # 64-bit fills beyond 2^53: 2^60 + 1 is masked, its double neighbour 2^60 is not.
+            var('i64_fill', 'i8', [2**60 + 1, 2**60, -5, 7, 2**60 + 1, 0, 1, 2], fill=np.int64(2**60 + 1))
 for fmt, name in (('NETCDF3_CLASSIC', 'packed3.nc'), ('NETCDF3_64BIT_DATA', 'packed5.nc'), ('NETCDF4', 'packed4.nc')):
     p = os.path.join(out, name)
     packed(p, fmt)
