@@ -1,9 +1,0 @@
-// Where the shared specs, fixtures and conformance suite live: $TET_SHARED, else ../shared beside
-// the repository root (how CI lays it out). Tests never name an absolute path to it.
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-
-export const SHARED = process.env.TET_SHARED ? resolve(process.env.TET_SHARED) : resolve(__dirname, '..', '..', 'shared');
-
-/** Whether the shared tree is there (tests that need it skip without it). */
-export const HAVE_SHARED = existsSync(join(SHARED, 'conformance'));

@@ -1,0 +1,19 @@
+// Test support: run an inline worker script against the built addon. The worker receives
+// `workerData` plus `root` (package root) and `nodeGypBuild` (its resolved path) so it can load
+// the binding without a TS loader; with `terminateEarly` the worker is terminated right after
+// its first message (mid-work), which is what the crash/leak tests exercise.
+import { Worker } from 'node:worker_threads';
+import { packageRoot } from '../../lib/binding';
+
+export function runEvalWorker(script: string, data: Record<string, unknown>, terminateEarly = false): Promise<unknown> {
+  const root = packageRoot();
+  const workerData = { ...data, terminateEarly, root, nodeGypBuild: require.resolve('node-gyp-build', { paths: [root] }) };
+  return new Promise((resolve, reject) => {
+    const w = new Worker(script, { eval: true, workerData });
+    w.once('message', async (msg) => {
+      if (terminateEarly) await w.terminate();
+      resolve(msg);
+    });
+    w.once('error', reject);
+  });
+}
