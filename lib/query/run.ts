@@ -1,16 +1,14 @@
 // runQuery / planQuery: the library entry points that tie parsing, planning, the native
 // engine and response building together.
-import { rmSync } from 'node:fs';
 import { binding } from '../binding';
-import { TetCancelledError, toTetError } from '../errors';
-import type { NativeCancelToken, NativeFileHandle } from '../native';
+import { TetCancelledError } from '../errors';
+import type { NativeFileHandle } from '../native';
 import { compileExecution, planAgainstTarget } from '../plan/compile';
-import { encodePlan } from '../plan/encode';
-import { makeQueryTempDir } from '../plan/spill';
 import { buildExecutedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
 import type { QueryTarget } from '../types';
 import type { QueryDocument } from './document';
+import { runCompiled } from './engine';
 import { parseQueryText } from './parse';
 import { validateQuery } from './validate';
 
@@ -55,24 +53,7 @@ export async function runQuery(target: QueryTarget, input: string | object, opts
     hostAvailableRamBytes: native.hostInfo().availableRamBytes,
     device: opts.device,
   });
-  const tempDir = compiled.plan.strategy === 'temp_spill_materialize' ? makeQueryTempDir() : undefined;
-  let token: NativeCancelToken | null = null;
-  const onAbort = () => { if (token) native.cancel(token); };
-  try {
-    if (opts.signal) {
-      token = native.createCancelToken();
-      opts.signal.addEventListener('abort', onAbort, { once: true });
-    }
-    const bytes = encodePlan({ ...compiled.plan, ...(tempDir ? { tempDir } : {}) });
-    let result;
-    try {
-      result = await native.execute(target.native as NativeFileHandle, bytes, token);
-    } catch (err) {
-      throw toTetError(err);
-    }
-    return buildExecutedResponse(planned, compiled, result);
-  } finally {
-    opts.signal?.removeEventListener('abort', onAbort);
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-  }
+  const result = await runCompiled(compiled, opts.signal,
+    (bytes, token) => native.execute(target.native as NativeFileHandle, bytes, token));
+  return buildExecutedResponse(planned, compiled, result);
 }

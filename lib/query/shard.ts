@@ -6,16 +6,14 @@
 // Fields that differ from the unsharded response: execution.seconds (the merge's own time),
 // threads (max over shards), chunks_read / stored_bytes_read (summed over shards; shard 0 also
 // counts the preview's tiles).
-import { rmSync } from 'node:fs';
 import { binding } from '../binding';
 import { TetCancelledError, TetError, TetQueryError, toTetError } from '../errors';
-import type { NativeCancelToken, NativeFileHandle } from '../native';
+import type { NativeFileHandle } from '../native';
 import { compileExecution, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
-import { encodePlan } from '../plan/encode';
-import { makeQueryTempDir } from '../plan/spill';
 import { buildExecutedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
 import type { QueryTarget } from '../types';
+import { runCompiled } from './engine';
 import { DEFAULT_PREVIEW, toQueryDocument } from './run';
 
 export interface QueryPartialOptions {
@@ -102,25 +100,8 @@ export async function runQueryPartial(target: QueryTarget, input: string | objec
     v: 1, response: planned.response, operation: planned.operation, dtype: planned.dataset.dtype,
     fields: compiled.fields, strategy: compiled.plan.strategy, ioMode: compiled.plan.ioMode,
   };
-  const tempDir = compiled.plan.strategy === 'temp_spill_materialize' ? makeQueryTempDir() : undefined;
-  let token: NativeCancelToken | null = null;
-  const onAbort = () => { if (token) native.cancel(token); };
-  try {
-    if (opts.signal) {
-      token = native.createCancelToken();
-      opts.signal.addEventListener('abort', onAbort, { once: true });
-    }
-    const bytes = encodePlan({ ...compiled.plan, ...(tempDir ? { tempDir } : {}) });
-    try {
-      return await native.executePartial(target.native as NativeFileHandle, bytes, i, n, JSON.stringify(doc),
-        encodeContext(context), token);
-    } catch (err) {
-      throw toTetError(err);
-    }
-  } finally {
-    opts.signal?.removeEventListener('abort', onAbort);
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-  }
+  return runCompiled(compiled, opts.signal, (bytes, token) => native.executePartial(target.native as NativeFileHandle,
+    bytes, i, n, JSON.stringify(doc), encodeContext(context), token));
 }
 
 /** Merges the partials of every shard of one query (any order) into the query's response. */

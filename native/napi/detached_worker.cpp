@@ -1,6 +1,5 @@
 #include "napi/detached_worker.h"
 
-#include <new>
 #include <thread>
 
 #include "napi/js_values.h"
@@ -55,43 +54,10 @@ void DetachedWorker::CallJs(napi_env env, napi_value, void*, void* data) {
   delete self;
 }
 
-void DetachedWorker::Execute() noexcept {
-  try {
-    Run();
-  } catch (const tet::Error& e) {
-    Fail(e.code(), e.what(), e.detail());
-  } catch (const std::bad_alloc&) {
-    Fail("TET_INTERNAL", "out of memory");
-  } catch (const std::exception& e) {
-    Fail("TET_INTERNAL", std::string("internal error: ") + e.what());
-  } catch (...) {
-    Fail("TET_INTERNAL", "internal error: unknown exception");
-  }
-}
+void DetachedWorker::Execute() noexcept { outcome_.run([this] { Run(); }); }
 
 void DetachedWorker::Settle(Napi::Env env) {
-  if (failed_) {
-    deferred_.Reject(MakeError(env, code_, message_, detail_).Value());
-    return;
-  }
-  try {
-    deferred_.Resolve(Result(env));
-  } catch (const Napi::Error& e) {
-    deferred_.Reject(e.Value());
-  } catch (const tet::Error& e) {
-    deferred_.Reject(MakeError(env, e.code(), e.what(), e.detail()).Value());
-  } catch (const std::exception& e) {
-    deferred_.Reject(MakeError(env, "TET_INTERNAL", std::string("internal error: ") + e.what()).Value());
-  } catch (...) {
-    deferred_.Reject(MakeError(env, "TET_INTERNAL", "internal error: unknown exception").Value());
-  }
-}
-
-void DetachedWorker::Fail(const std::string& code, const std::string& message, const ErrorDetail& detail) {
-  failed_ = true;
-  code_ = code;
-  message_ = message;
-  detail_ = detail;
+  outcome_.settle(env, deferred_, [this](Napi::Env e) { return Result(e); });
 }
 
 }  // namespace tet::napi

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "napi/job_outcome.h"
 #include "napi/lifecycle.h"
 #include "tet/error.h"
 
@@ -34,16 +35,13 @@ class DetachedWorker {
   static void CallJs(napi_env env, napi_value js_cb, void* context, void* data);
   void Execute() noexcept;
   void Settle(Napi::Env env);
-  void Fail(const std::string& code, const std::string& message, const ErrorDetail& detail = ErrorDetail());
 
   napi_env env_;
   const char* resource_;
   std::shared_ptr<InFlight> inflight_;
   Napi::Promise::Deferred deferred_;
   napi_threadsafe_function tsfn_ = nullptr;
-  bool failed_ = false;
-  std::string code_, message_;
-  ErrorDetail detail_;
+  JobOutcome outcome_;
 };
 
 }  // namespace tet::napi

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "napi/job_outcome.h"
 #include "napi/js_values.h"
 #include "tet/error.h"
 
@@ -27,19 +28,7 @@ class PromiseWorker : public Napi::AsyncWorker {
   virtual Napi::Value Result(Napi::Env env) = 0;   // JS thread
 
  private:
-  void Execute() final {
-    try {
-      Run();
-    } catch (const tet::Error& e) {
-      Fail(e.code(), e.what(), e.detail());
-    } catch (const std::bad_alloc&) {
-      Fail("TET_INTERNAL", "out of memory");
-    } catch (const std::exception& e) {
-      Fail("TET_INTERNAL", std::string("internal error: ") + e.what());
-    } catch (...) {
-      Fail("TET_INTERNAL", "internal error: unknown exception");
-    }
-  }
+  void Execute() final { outcome_.run([this] { Run(); }); }
 
   void OnOK() final {
     try {
@@ -53,21 +42,7 @@ class PromiseWorker : public Napi::AsyncWorker {
   void Settle() {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
-    if (failed_) {
-      deferred_.Reject(MakeError(env, code_, message_, detail_).Value());
-      return;
-    }
-    try {
-      deferred_.Resolve(Result(env));
-    } catch (const Napi::Error& e) {
-      deferred_.Reject(e.Value());
-    } catch (const tet::Error& e) {
-      deferred_.Reject(MakeError(env, e.code(), e.what(), e.detail()).Value());
-    } catch (const std::exception& e) {
-      deferred_.Reject(MakeError(env, "TET_INTERNAL", std::string("internal error: ") + e.what()).Value());
-    } catch (...) {
-      deferred_.Reject(MakeError(env, "TET_INTERNAL", "internal error: unknown exception").Value());
-    }
+    outcome_.settle(env, deferred_, [this](Napi::Env e) { return Result(e); });
   }
 
   void OnError(const Napi::Error& e) final {
@@ -77,17 +52,8 @@ class PromiseWorker : public Napi::AsyncWorker {
     }
   }
 
-  void Fail(const std::string& code, const std::string& message, const ErrorDetail& detail = ErrorDetail()) {
-    failed_ = true;
-    code_ = code;
-    message_ = message;
-    detail_ = detail;
-  }
-
   Napi::Promise::Deferred deferred_;
-  bool failed_ = false;
-  std::string code_, message_;
-  ErrorDetail detail_;
+  JobOutcome outcome_;
 };
 
 }  // namespace tet::napi
