@@ -117,6 +117,12 @@ if (cliReady) {
     add({ group: 'core', caseId: c.id, contender: 'tet query -x (fresh)', cmd: NODE, wall: true, env: CLI_ENV, args: tetCli(tetPath(c), c.doc), parse: cliParse(c) });
   }
 }
+// read() of the whole f32 dataset (1 GiB at the default size) into one caller-owned typed array,
+// RssAnon sampled by a worker thread (trials/tet_read_rss.mjs); one read per process.
+if (sdkReady) {
+  add({ group: 'core', caseId: 'f32.read', contender: 'tet SDK read()', cmd: NODE, args: [path.join(HERE, 'trials', 'tet_read_rss.mjs'), path.join(dir, 'f32.tet')],
+    parse: (out) => { const j = JSON.parse(lastLine(out)); return { seconds: j.times[0], result: j.result, extra: { rss: j.rss } }; } });
+}
 // zarrita and h5wasm fold in JavaScript at well under 1 GB/s, so they run a representative
 // subset (whole-array scalar, partial axis, one chunk, strided) to keep `npm run bench` within
 // its time budget; numpy runs every case.
@@ -340,6 +346,20 @@ if (rssRun) {
   targets.push({ what: `RssAnon growth, scalar sum over ${sizeLabel(geo.f32.bytes)}`, target: '≤ 64 MiB', met });
   rows.push({ case: 'f32.sum memory', contender: 'tet SDK: peak RssAnon − before', time: `${(d / MiB).toFixed(1)} MiB`, rate: null, ref: '', ratio: null,
     numpy: '', zarrita: '', h5wasm: '', check: '', target: '≤ 64 MiB', met });
+}
+const readRuns = (runs.get('f32.read|tet SDK read()') ?? []).filter((r) => !r.error && r.extra?.rss);
+if (readRuns.length) {
+  const ratio = median(readRuns.map((r) => r.extra.rss.ratio));
+  const outBytes = readRuns[0].extra.rss.outputBytes;
+  const met = ratio <= 1.15;
+  targets.push({ what: `peak RssAnon, \`read()\` of ${sizeLabel(outBytes)} (f32, whole dataset)`, target: '≤ 1.15 × output', met });
+  const ref = refs['f32.sum'];
+  const last = readRuns[readRuns.length - 1];
+  const ok = typeof ref === 'number' ? Math.abs(last.result - ref) <= TOL * Math.max(1, Math.abs(ref)) : null;
+  if (ok !== null) correctness.push({ id: 'f32.read', who: 'tet SDK read() (sum of values)', ok, note: ok ? 'sum of read values' : `sum ${last.result} != ${ref}` });
+  rows.push({ case: 'f32.read memory', contender: 'tet SDK read(): peak RssAnon / output', time: `${ratio.toFixed(3)} ×`, rate: gbps(outBytes, median(readRuns.map((r) => r.seconds))),
+    ref: `peak ${(median(readRuns.map((r) => r.extra.rss.peak)) / MiB).toFixed(0)} MiB, before ${(median(readRuns.map((r) => r.extra.rss.before)) / MiB).toFixed(0)} MiB, ${fmtS(median(readRuns.map((r) => r.seconds)))}`,
+    ratio: null, numpy: '', zarrita: '', h5wasm: '', check: ok === null ? '' : ok ? '✓ sum' : '✗ sum', target: '≤ 1.15 × output', met });
 }
 const wrong = correctness.filter((c) => c.ok === false);
 const checked = correctness.filter((c) => c.ok === true).length;

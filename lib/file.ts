@@ -1,10 +1,10 @@
 // An open .tet file: catalog, footer metadata/history, element reads and queries. The native
 // handle is read-only and shared by concurrent reads; close() only stops new work.
 import { binding } from './binding';
-import { kMaxLength } from 'node:buffer';
-import { TetBudgetError, TetCancelledError, TetError, TetQueryError, toTetError } from './errors';
+import { TetCancelledError, TetError, TetQueryError, toTetError } from './errors';
 import type { NativeCatalog, NativeFileHandle } from './native';
 import { encodePlan } from './plan/encode';
+import { allocateOutput, checkOutput, readOutputSpec } from './plan/output';
 import { resolveSelection } from './plan/selection';
 import { planQuery, runQuery, runQueryPartial } from './query';
 import type { QueryPartialOptions } from './query';
@@ -134,11 +134,9 @@ export class TetFile implements QueryTarget {
     const ds = this.dataset(name);
     if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', `read of ${JSON.stringify(name)} was cancelled`);
     const box = resolveSelection(selection ?? null, ds.shape, this.metadata.datasets?.[name]);
-    // The result is one typed array: refuse what JS cannot hold before native allocates it.
-    if (box.elementCount > kMaxLength) {
-      throw new TetBudgetError('TET_BUDGET_EXCEEDED', `read of ${name}: the selection has ${box.elementCount} elements; ` +
-        `a typed array holds at most ${kMaxLength}. Read a smaller window or use a query with a reduction`);
-    }
+    // The result is one caller-owned typed array: refuse what JS cannot hold before allocating.
+    const spec = readOutputSpec(ds.dtype, box.elementCount);
+    checkOutput(spec, `read of ${name}`);
     const plan = encodePlan({
       datasetId: ds.id, start: box.axes.map((r) => r.start), step: box.axes.map((r) => r.step), count: box.shape,
       ...(box.indexed ? { indices: box.axes.map((r) => r.indices ?? null) } : {}),
@@ -146,13 +144,15 @@ export class TetFile implements QueryTarget {
       previewMax: box.elementCount,
     });
     const handle = this.native;
+    const output = allocateOutput(spec, `read of ${name}`);
     const native = binding();
     const token = opts.signal ? native.createCancelToken() : null;
     const onAbort = () => native.cancel(token!);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const result = await native.execute(handle, plan, token);
-      return { data: result.preview as TetTypedArray, shape: box.shape };
+      // Native pool threads write the selection straight into `output`; it resolves with it.
+      const data = await native.execute(handle, plan, token, output);
+      return { data, shape: box.shape };
     } catch (err) {
       throw toTetError(err);
     } finally {

@@ -1,6 +1,8 @@
 // The contract of the native addon (native/napi). Only lib/binding.ts loads it; every other
 // module talks to the core through these signatures.
 
+import type { TetTypedArray } from './types';
+
 /** Opaque handles owned by the addon. */
 export interface NativeFileHandle { readonly __tetFile: unique symbol }
 export interface NativeWriterHandle { readonly __tetWriter: unique symbol }
@@ -60,6 +62,14 @@ export interface NativeBinding {
   catalog(file: NativeFileHandle): NativeCatalog;
   /** plan: bytes per native/include/tet/plan.h. Rejects with an Error carrying `code`. */
   execute(file: NativeFileHandle, plan: Uint8Array, cancel: NativeCancelToken | null): Promise<NativeQueryResult>;
+  /**
+   * read(): a plan without a reduction whose preview (the whole selection, row-major) native
+   * writes in place into `output` — the dataset's typed array (f16 → Float32Array), exactly
+   * preview-length elements — on its pool threads; resolves with `output` itself. The caller
+   * must not detach or transfer `output`'s buffer before the Promise settles.
+   */
+  execute<A extends TetTypedArray>(file: NativeFileHandle, plan: Uint8Array, cancel: NativeCancelToken | null,
+    output: A): Promise<A>;
   /**
    * Shard `shard` of `shards` of a plan (native/include/tet/shard.h): resolves with the partial's
    * bytes. `doc` is fingerprinted with the plan; `context` travels to the merge unread.

@@ -73,6 +73,9 @@ class Executor {
 
   template <class S, class T> void run() {
     res_.stats.threads_used = 1;
+    if (ctx_.has_output &&
+        (plan_.op != Op::None || plan_.strategy == Strategy::MmapSpill))
+      fail("TET_PLAN_INVALID", "a caller-owned output needs a plan without a reduction or spill (read)");
     if (plan_.op == Op::None) {
       if (plan_.strategy == Strategy::MmapSpill) spill<S, T>();
       else preview_capped<S, T>();
@@ -130,8 +133,16 @@ class Executor {
   // Preview values are T (f16 widened to f32, everything else native).
   template <class S, class T> void preview_capped() {
     const uint64_t k = preview_len();
-    res_.preview.assign(k * sizeof(T), 0);
     res_.preview_length = k;
+    if (ctx_.has_output) {
+      // Caller-owned output (read()): the pool threads write each element once, in place.
+      if (ctx_.output_bytes != k * sizeof(T) || (k > 0 && ctx_.output == nullptr))
+        fail("TET_PLAN_INVALID", "output holds " + std::to_string(ctx_.output_bytes) + " bytes; the plan's preview is " +
+                                     std::to_string(k) + " elements of " + std::to_string(sizeof(T)) + " bytes");
+      if (k > 0) scatter<S, T>(ctx_.output, k);
+      return;
+    }
+    res_.preview.assign(k * sizeof(T), 0);
     if (k > 0) scatter<S, T>(res_.preview.data(), k);
   }
 

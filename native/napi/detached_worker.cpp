@@ -17,6 +17,7 @@ Napi::Promise DetachedWorker::Start() {
                                                    &DetachedWorker::CallJs, &tsfn_);
   if (st != napi_ok) {
     deferred_.Reject(MakeError(env, "TET_INTERNAL", "cannot create a thread-safe function for a query").Value());
+    ReleaseJs(env);
     delete this;
     return promise;
   }
@@ -36,6 +37,7 @@ Napi::Promise DetachedWorker::Start() {
     if (inflight) inflight->job_finished();
     napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
     deferred_.Reject(MakeError(env, "TET_INTERNAL", "cannot start a query thread").Value());
+    ReleaseJs(env);
     delete this;
   }
   return promise;
@@ -49,6 +51,10 @@ void DetachedWorker::CallJs(napi_env env, napi_value, void*, void* data) {
       self->Settle(Napi::Env(env));
     } catch (...) {
       // Only reachable while the environment is being torn down: no JS left to deliver to.
+    }
+    try {
+      self->ReleaseJs(Napi::Env(env));
+    } catch (...) {
     }
   }
   delete self;

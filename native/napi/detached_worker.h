@@ -30,6 +30,11 @@ class DetachedWorker {
  protected:
   virtual void Run() = 0;                          // job thread
   virtual Napi::Value Result(Napi::Env env) = 0;   // JS thread
+  // JS thread, environment alive, after the Promise settled (or failed to start): drop the
+  // Napi/napi references the worker holds. It is not called when the environment is gone and
+  // the worker is deleted without it (on the job thread, or from a teardown-drained CallJs):
+  // references must then be leaked, never deleted from the destructor.
+  virtual void ReleaseJs(Napi::Env) {}
 
  private:
   static void CallJs(napi_env env, napi_value js_cb, void* context, void* data);

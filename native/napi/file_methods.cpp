@@ -41,11 +41,26 @@ struct RunningQuery {
   ~RunningQuery() { engine_stats().queries_running.fetch_sub(1, std::memory_order_relaxed); }
 };
 
+// The caller's typed array for read(): where native writes the selection in place.
+struct OutputArg {
+  napi_ref ref = nullptr;  // keeps the array (and its ArrayBuffer) alive while the job runs
+  napi_typedarray_type type = napi_uint8_array;
+  uint8_t* data = nullptr;
+  uint64_t bytes = 0;
+};
+
 class ExecuteWorker : public DetachedWorker {
  public:
-  ExecuteWorker(Napi::Env env, std::shared_ptr<File> file, std::vector<uint8_t> plan, CancelFlag cancel)
+  ExecuteWorker(Napi::Env env, std::shared_ptr<File> file, std::vector<uint8_t> plan, CancelFlag cancel,
+                OutputArg output = OutputArg())
       : DetachedWorker(env, "tetration:execute", EnvInFlight(env)), file_(std::move(file)),
-        plan_bytes_(std::move(plan)), registration_(EnvInFlight(env), std::move(cancel)) {}
+        plan_bytes_(std::move(plan)), registration_(EnvInFlight(env), std::move(cancel)), output_(output) {}
+  // No napi_delete_reference here: this destructor runs on the job thread when the environment
+  // is already gone (DetachedWorker::Start), where N-API must not be called. ReleaseJs drops
+  // the reference on the JS thread whenever the environment is alive; otherwise it is leaked
+  // with the environment that owned it. The array's memory itself outlives every write: an
+  // environment's teardown waits for this job (InFlight::tear_down) before its heap goes.
+  ~ExecuteWorker() override = default;
 
  protected:
   void Run() override {
@@ -63,20 +78,38 @@ class ExecuteWorker : public DetachedWorker {
     const Catalog& catalog = file_->catalog();
     QueryPlan plan = decode_plan(plan_bytes_.data(), plan_bytes_.size(), catalog);
     dtype_ = catalog.datasets.at(plan.dataset_id).dtype;
-    file_->check_unchanged();  // a truncated file would fault the mapping
     ExecContext ctx;
     ctx.cancel = registration_.flag();
+    if (output_.ref != nullptr) {
+      if (output_.type != PreviewTypeOf(dtype_).type)
+        fail(kBadArgument, std::string("output is the wrong typed array for a ") + dtype_name(dtype_) + " dataset");
+      ctx.has_output = true;
+      ctx.output = output_.data;
+      ctx.output_bytes = output_.bytes;
+    }
+    file_->check_unchanged();  // a truncated file would fault the mapping
     result_ = execute(*file_, plan, ctx);
     // A truncation during execute reads zero pages instead of faulting (format/mapping_guard):
     // this check turns it into TET_IO_FILE_CHANGED and discards the result.
     file_->check_unchanged();
   }
-  Napi::Value Result(Napi::Env env) override { return QueryResultToJs(env, result_, dtype_); }
+  Napi::Value Result(Napi::Env env) override {
+    if (output_.ref == nullptr) return QueryResultToJs(env, result_, dtype_);
+    // Written in place by the pool threads: resolve with the caller's own array, no copy.
+    napi_value out;
+    NAPI_THROW_IF_FAILED(env, napi_get_reference_value(env, output_.ref, &out), Napi::Value());
+    return Napi::Value(env, out);
+  }
+  void ReleaseJs(Napi::Env env) override {
+    if (output_.ref != nullptr) napi_delete_reference(env, output_.ref);
+    output_.ref = nullptr;
+  }
 
  private:
   std::shared_ptr<File> file_;  // keeps the mapping alive even if closeFile() runs meanwhile
   std::vector<uint8_t> plan_bytes_;
   QueryRegistration registration_;  // the cancel flag, registered with the environment
+  OutputArg output_;
   DType dtype_ = DType::F32;
   QueryResult result_;
 };
@@ -205,7 +238,21 @@ Napi::Value Execute(const Napi::CallbackInfo& info) {
     Napi::Value handle = Arg(info, 0, "file");
     std::vector<uint8_t> plan = BytesArg(info, 1, "plan");
     CancelFlag cancel = info.Length() > 2 ? UnwrapCancel(info[2]) : nullptr;
-    return (new ExecuteWorker(env, OpenFileOf(handle), std::move(plan), std::move(cancel)))->Start();
+    std::shared_ptr<File> file = OpenFileOf(handle);
+    OutputArg output;
+    if (info.Length() > 3 && !info[3].IsUndefined() && !info[3].IsNull()) {
+      // read(): a caller-owned typed array the plan's preview is written into, in place.
+      if (!info[3].IsTypedArray()) ThrowArg(env, "output must be a typed array");
+      size_t length = 0, offset = 0;
+      void* data = nullptr;
+      napi_value buffer;
+      NAPI_THROW_IF_FAILED(env, napi_get_typedarray_info(env, info[3], &output.type, &length, &data, &buffer, &offset),
+                           Napi::Value());
+      output.data = static_cast<uint8_t*>(data);  // already advanced by the byte offset
+      output.bytes = uint64_t(info[3].As<Napi::TypedArray>().ByteLength());
+      NAPI_THROW_IF_FAILED(env, napi_create_reference(env, info[3], 1, &output.ref), Napi::Value());
+    }
+    return (new ExecuteWorker(env, std::move(file), std::move(plan), std::move(cancel), output))->Start();
   });
 }
 

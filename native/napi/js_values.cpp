@@ -104,23 +104,6 @@ Napi::Value TypedCopy(Napi::Env env, napi_typedarray_type type, const uint8_t* s
   return Napi::Value(env, out);
 }
 
-struct PreviewType { napi_typedarray_type type; size_t elem; };
-
-PreviewType PreviewTypeOf(DType dtype) {
-  switch (dtype) {
-    case DType::F32: case DType::F16: return {napi_float32_array, 4};  // f16 previews are widened
-    case DType::F64: return {napi_float64_array, 8};
-    case DType::I32: return {napi_int32_array, 4};
-    case DType::I64: return {napi_bigint64_array, 8};
-    case DType::U8: return {napi_uint8_array, 1};
-    case DType::U16: return {napi_uint16_array, 2};
-    case DType::I16: return {napi_int16_array, 2};
-    case DType::U32: return {napi_uint32_array, 4};
-    case DType::U64: return {napi_biguint64_array, 8};
-  }
-  return {napi_uint8_array, 1};
-}
-
 Napi::Value ValuesToJs(Napi::Env env, const ResultArray& values) {
   napi_typedarray_type type = napi_float64_array;
   size_t elem = 8;
@@ -137,6 +120,21 @@ Napi::Value ValuesToJs(Napi::Env env, const ResultArray& values) {
 }
 
 }  // namespace
+
+PreviewType PreviewTypeOf(DType dtype) {
+  switch (dtype) {
+    case DType::F32: case DType::F16: return {napi_float32_array, 4};  // f16 previews are widened
+    case DType::F64: return {napi_float64_array, 8};
+    case DType::I32: return {napi_int32_array, 4};
+    case DType::I64: return {napi_bigint64_array, 8};
+    case DType::U8: return {napi_uint8_array, 1};
+    case DType::U16: return {napi_uint16_array, 2};
+    case DType::I16: return {napi_int16_array, 2};
+    case DType::U32: return {napi_uint32_array, 4};
+    case DType::U64: return {napi_biguint64_array, 8};
+  }
+  return {napi_uint8_array, 1};
+}
 
 Napi::Value CatalogToJs(Napi::Env env, const Catalog& c) {
   Napi::Object out = Napi::Object::New(env);

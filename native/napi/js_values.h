@@ -1,6 +1,7 @@
 // Conversions across the N-API boundary: tet::Error -> JS Error with `.code`, argument readers
 // that validate before anything reaches the core, and builders for catalog / query results.
-// Every array handed to JS is a fresh JS-owned ArrayBuffer (no external buffers into the mmap).
+// Every array handed to JS is a fresh JS-owned ArrayBuffer (no external buffers into the mmap),
+// or, for read(), the caller's own typed array that native filled in place.
 #pragma once
 #include "napi/napi_config.h"
 
@@ -63,6 +64,10 @@ uint64_t U64Arg(const Napi::CallbackInfo& info, size_t i, const char* what);
 std::vector<uint64_t> U64ArrayOf(Napi::Env env, const Napi::Value& v, const char* what, size_t max_len);
 // Copy of a Uint8Array's bytes (the caller may reuse or transfer its buffer afterwards).
 std::vector<uint8_t> BytesArg(const Napi::CallbackInfo& info, size_t i, const char* what);
+
+// The typed array a dataset's preview / read() output is (f16 widens to Float32Array).
+struct PreviewType { napi_typedarray_type type; size_t elem; };
+PreviewType PreviewTypeOf(DType dtype);
 
 Napi::Value CatalogToJs(Napi::Env env, const Catalog& catalog);
 Napi::Value QueryResultToJs(Napi::Env env, const QueryResult& result, DType dataset_dtype);

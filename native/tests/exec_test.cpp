@@ -744,6 +744,59 @@ TEST_CASE("preview: first elements in logical order, f16 widened; capped strateg
   }
 }
 
+TEST_CASE("caller-owned output: the preview written in place equals the native-owned one, every selection and threads") {
+  for (DType dt : {DType::F32, DType::F16, DType::I64, DType::U8, DType::F64}) {
+    Dense d = make_dense(dt, {7, 10, 5}, 73, false);
+    MemSource src(dt, d.shape, {3, 4, 2}, d.bytes);
+    const size_t es = dt == DType::F16 ? 4 : dtype_size(dt);
+    for (const Sel& s : selections()) {
+      QueryPlan p = make_plan(d, s, Op::None, 0);
+      p.strategy = Strategy::CappedInMemory;
+      p.preview_max = UINT64_MAX;
+      const QueryResult owned = execute(src, p, {});
+      for (uint32_t threads : {1u, 3u, 8u}) {
+        p.threads = threads;
+        std::vector<uint8_t> out(owned.preview_length * es + 2, 0xAB);  // one guard byte each side
+        ExecContext ctx;
+        ctx.has_output = true;
+        ctx.output = out.data() + 1;
+        ctx.output_bytes = owned.preview_length * es;
+        const QueryResult r = execute(src, p, ctx);
+        CHECK(r.preview.empty());
+        CHECK(r.preview_length == owned.preview_length);
+        CHECK(std::memcmp(out.data() + 1, owned.preview.data(), owned.preview.size()) == 0);
+        CHECK(out.front() == 0xAB && out.back() == 0xAB);
+      }
+      // the wrong size is refused before any tile is read
+      ExecContext bad;
+      bad.has_output = true;
+      std::vector<uint8_t> small(owned.preview.size() + es);
+      bad.output = small.data();
+      bad.output_bytes = small.size();
+      EXPECT_CODE(execute(src, p, bad), "TET_PLAN_INVALID");
+    }
+    // a reduction cannot take an output
+    QueryPlan sum = make_plan(d, selections()[0], Op::Sum, 7);
+    ExecContext ctx;
+    ctx.has_output = true;
+    EXPECT_CODE(execute(src, sum, ctx), "TET_PLAN_INVALID");
+  }
+  // cancellation still throws with an output
+  Dense d = make_dense(DType::F32, {7, 10, 5}, 75, false);
+  MemSource src(DType::F32, d.shape, {3, 4, 2}, d.bytes);
+  QueryPlan p = make_plan(d, selections()[0], Op::None, 0);
+  p.strategy = Strategy::CappedInMemory;
+  p.preview_max = UINT64_MAX;
+  std::vector<uint8_t> out(execute(src, p, {}).preview.size());
+  std::atomic<bool> cancel{true};
+  ExecContext ctx;
+  ctx.cancel = &cancel;
+  ctx.has_output = true;
+  ctx.output = out.data();
+  ctx.output_bytes = out.size();
+  EXPECT_CODE(execute(src, p, ctx), "TET_CANCELLED");
+}
+
 TEST_CASE("temp spill materialize equals in-memory; file is gone") {
   Dense d = make_dense(DType::F32, {7, 10, 5}, 81, false);
   MemSource src(DType::F32, d.shape, {3, 4, 2}, d.bytes);

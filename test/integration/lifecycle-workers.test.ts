@@ -35,6 +35,10 @@ const { open } = require(workerData.sdk);
 })();
 `;
 
+// The same with read(): the worker's caller-owned output is written by native threads while its
+// environment goes away (the worker's reference to it is leaked then, never deleted off-thread).
+const READ_WORKER = WORKER.replace("f.query({ dataset: 'm', var: [] }, {})", "f.read('m')");
+
 async function until(pred: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -60,6 +64,27 @@ describe('worker_threads teardown', () => {
     const after = b.engineStats();
     expect(after.teardownCancels - before.teardownCancels).toBe(1);
     expect(after.queriesCancelled - before.queriesCancelled).toBe(1);
+  }, 120_000);
+
+  it('terminating a worker mid-read() cancels the read writing into its caller-owned output', async () => {
+    const b = binding();
+    const before = b.engineStats();
+    const sdk = join(packageRoot(), 'dist', 'index.cjs');
+    const w = new Worker(READ_WORKER, { eval: true, workerData: { sdk, path } });
+    const messages: unknown[] = [];
+    w.on('message', (m) => messages.push(m));
+    expect(await until(() => b.engineStats().queriesRunning > before.queriesRunning, 30_000)).toBe(true);
+    await w.terminate();
+    expect(await until(() => b.engineStats().queriesRunning === before.queriesRunning, 30_000)).toBe(true);
+    const after = b.engineStats();
+    expect(after.teardownCancels - before.teardownCancels).toBe(1);
+    expect(after.queriesCancelled - before.queriesCancelled).toBe(1);
+    // and reads of this environment still work
+    const { open } = await import('../lib');
+    const f = await open(path);
+    const r = await f.read('m', [{ start: 250, stop: 253 }]);
+    expect(Array.from(r.data as Uint8Array)).toEqual([250, 0, 1]);
+    f.close();
   }, 120_000);
 
   it('a query of the main environment is not touched by another environment going away', async () => {

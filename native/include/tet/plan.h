@@ -162,7 +162,8 @@ struct QueryResult {
   std::vector<double> hist_edges;  // scalar histogram: bins + 1 edges
   uint64_t cov_order = 0;
   std::vector<uint8_t> preview;    // first preview_max logical elements, dtype-native LE
-                                   // (f16 previews are widened to f32)
+                                   // (f16 previews are widened to f32); empty when the
+                                   // preview went to ExecContext::output
   uint64_t preview_length = 0;
   ExecStats stats;
 };

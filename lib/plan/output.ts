@@ -1,0 +1,51 @@
+// Output specs: what a plan writes out, computed in TS so the caller owns the memory. read()
+// allocates its result from the spec and native pool threads write the selection into it in
+// place (native/napi/file_methods.cpp ExecuteWorker); nothing selection-sized is allocated or
+// copied natively. Queries with a reduction still return native-built results.
+import { kMaxLength } from 'node:buffer';
+import { TetBudgetError } from '../errors';
+import type { DTypeName, TetTypedArray } from '../types';
+
+type TypedArrayCtor = new (length: number) => TetTypedArray;
+
+/** The typed array a dataset's values read into: f16 widens to f32, 64-bit integers are BigInt. */
+const OUTPUT_CTOR: Readonly<Record<DTypeName, TypedArrayCtor>> = {
+  f32: Float32Array, f16: Float32Array, f64: Float64Array, i32: Int32Array, i64: BigInt64Array,
+  u8: Uint8Array, u16: Uint16Array, i16: Int16Array, u32: Uint32Array, u64: BigUint64Array,
+};
+
+export interface OutputSpec {
+  dtype: DTypeName;       // the dataset's dtype
+  length: number;         // elements
+  elementBytes: number;   // of the output type (f16 → 4)
+  bytes: number;
+}
+
+/** The single output of a read (materialize without a reduction) of `elementCount` elements. */
+export function readOutputSpec(dtype: DTypeName, elementCount: number): OutputSpec {
+  const elementBytes = (OUTPUT_CTOR[dtype] as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+  return { dtype, length: elementCount, elementBytes, bytes: elementCount * elementBytes };
+}
+
+/** Throws TET_BUDGET_EXCEEDED when one typed array cannot hold the output. */
+export function checkOutput(spec: OutputSpec, what: string): void {
+  if (spec.length > kMaxLength) {
+    throw new TetBudgetError('TET_BUDGET_EXCEEDED', `${what}: the selection has ${spec.length} elements; ` +
+      `a typed array holds at most ${kMaxLength}. Read a smaller window or use a query with a reduction`);
+  }
+}
+
+/**
+ * Allocates the output (zero-filled by V8). Refuses, before allocating, what one typed array
+ * cannot hold, and turns an allocation failure into TET_BUDGET_EXCEEDED; `what` names the read.
+ */
+export function allocateOutput(spec: OutputSpec, what: string): TetTypedArray {
+  checkOutput(spec, what);
+  try {
+    return new OUTPUT_CTOR[spec.dtype](spec.length);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    throw new TetBudgetError('TET_BUDGET_EXCEEDED', `${what}: cannot allocate ${spec.bytes} bytes for ${spec.length} ` +
+      `elements of ${spec.dtype} (${err.message}); read a smaller window or use a query with a reduction`);
+  }
+}
