@@ -80,7 +80,7 @@ describe('worker_threads teardown', () => {
     expect(after.teardownCancels - before.teardownCancels).toBe(1);
     expect(after.queriesCancelled - before.queriesCancelled).toBe(1);
     // and reads of this environment still work
-    const { open } = await import('../lib');
+    const { open } = await import('../../lib');
     const f = await open(path);
     const r = await f.read('m', [{ start: 250, stop: 253 }]);
     expect(Array.from(r.data as Uint8Array)).toEqual([250, 0, 1]);

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { open, TetWriter, type TetFile } from '../lib/index';
-import { binding } from '../lib/binding';
-import { encodePlan } from '../lib/plan/encode';
+import { open, TetWriter, type TetFile } from '../../lib/index';
+import { binding } from '../../lib/binding';
+import { encodePlan } from '../../lib/plan/encode';
 
 const work = mkdtempSync(join(tmpdir(), 'tet-read-output-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
