@@ -1,6 +1,7 @@
 // An open .tet file: catalog, footer metadata/history, element reads and queries. The native
 // handle is read-only and shared by concurrent reads; close() only stops new work.
 import { binding } from './binding';
+import { runNative } from './engine';
 import { TetCancelledError, TetError, TetQueryError, toTetError } from './errors';
 import type { NativeCatalog, NativeFileHandle } from './native';
 import { encodePlan } from './plan/encode';
@@ -145,19 +146,9 @@ export class TetFile implements QueryTarget {
     });
     const handle = this.native;
     const output = allocateOutput(spec, `read of ${name}`);
-    const native = binding();
-    const token = opts.signal ? native.createCancelToken() : null;
-    const onAbort = () => native.cancel(token!);
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      // Native pool threads write the selection straight into `output`; it resolves with it.
-      const data = await native.execute(handle, plan, token, output);
-      return { data, shape: box.shape };
-    } catch (err) {
-      throw toTetError(err);
-    } finally {
-      opts.signal?.removeEventListener('abort', onAbort);
-    }
+    // Native pool threads write the selection straight into `output`; it resolves with it.
+    const data = await runNative(opts.signal, (token) => binding().execute(handle, plan, token, output));
+    return { data, shape: box.shape };
   }
 
   /** Runs a query document (JSON text, TOML text or object); see lib/query. */
