@@ -164,7 +164,8 @@ export function unpackPlan(v: SourceVariable): UnpackPlan | null {
     return { dtype: UNSIGNED_OF[stored] as DTypeName, stored, unsigned, scale: 1, offset: 0, missing: [], maskNaN: false,
       validMin: null, validMax: null, float: false };
   }
-  if (defaultFill !== undefined) missing.push(unsigned ? NaN : defaultFill);
+  // (an unsigned view never equals the signed default fill, so it masks nothing there)
+  if (defaultFill !== undefined && !unsigned) missing.push(defaultFill);
   let big: UnpackPlan['big'];
   if (BIG_RANGE[stored]) {
     const u = (b: bigint) => (unsigned ? BigInt.asUintN(64, b) : b);
@@ -180,7 +181,7 @@ export function unpackPlan(v: SourceVariable): UnpackPlan | null {
   const narrow = bits <= 16 || stored === 'f32';
   const f32 = narrow && (scaled ? attrKinds.every((k) => k === 'f32') : stored !== 'f64' && bits <= 32);
   return { dtype: f32 ? 'f32' : 'f64', stored, unsigned, scale: scale ?? 1, offset: offset ?? 0,
-    missing: missing.filter((x) => !Number.isNaN(x)), maskNaN, validMin, validMax, float: true, ...(big ? { big } : {}) };
+    missing, maskNaN, validMin, validMax, float: true, ...(big ? { big } : {}) };
 }
 
 

@@ -3,7 +3,7 @@
 import { binding } from '../binding';
 import { TetCancelledError } from '../errors';
 import type { NativeFileHandle } from '../native';
-import { compileExecution, planAgainstTarget } from '../plan/compile';
+import { compileExecution, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
 import { buildExecutedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
 import type { QueryTarget } from '../types';
@@ -41,18 +41,24 @@ function cancelled(): TetCancelledError {
   return new TetCancelledError('TET_CANCELLED', 'the query was cancelled');
 }
 
+/** Compiles a planned query for execution here: preview, spill roots, device, this host's RAM. */
+export function compileForRun(planned: PlannedQuery, target: QueryTarget,
+  opts: { preview?: number; spillAllow?: string[]; device?: string }): CompiledExecution {
+  return compileExecution(planned, target, {
+    preview: opts.preview ?? DEFAULT_PREVIEW,
+    spillAllow: opts.spillAllow,
+    hostAvailableRamBytes: binding().hostInfo().availableRamBytes,
+    device: opts.device,
+  });
+}
+
 /** Validates, plans and executes a query. Unknown datasets resolve to status "unmatched". */
 export async function runQuery(target: QueryTarget, input: string | object, opts: RunQueryOptions = {}): Promise<QueryResponse> {
   const planned = planAgainstTarget(target, toQueryDocument(input));
   if (!planned.dataset || opts.execute === false) return planned.response;
   if (opts.signal?.aborted) throw cancelled();
   const native = binding();
-  const compiled = compileExecution(planned, target, {
-    preview: opts.preview ?? DEFAULT_PREVIEW,
-    spillAllow: opts.spillAllow,
-    hostAvailableRamBytes: native.hostInfo().availableRamBytes,
-    device: opts.device,
-  });
+  const compiled = compileForRun(planned, target, opts);
   const result = await runCompiled(compiled, opts.signal,
     (bytes, token) => native.execute(target.native as NativeFileHandle, bytes, token));
   return buildExecutedResponse(planned, compiled, result);

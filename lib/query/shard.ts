@@ -9,12 +9,12 @@
 import { binding } from '../binding';
 import { TetCancelledError, TetError, TetQueryError, toTetError } from '../errors';
 import type { NativeFileHandle } from '../native';
-import { compileExecution, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
+import { planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
 import { buildExecutedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
 import type { QueryTarget } from '../types';
 import { runCompiled } from './engine';
-import { DEFAULT_PREVIEW, toQueryDocument } from './run';
+import { compileForRun, toQueryDocument } from './run';
 
 export interface QueryPartialOptions {
   /** [i, n]: shard i (0-based) of n. */
@@ -90,12 +90,7 @@ export async function runQueryPartial(target: QueryTarget, input: string | objec
   }
   if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the query was cancelled');
   const native = binding();
-  const compiled = compileExecution(planned, target, {
-    preview: opts.preview ?? DEFAULT_PREVIEW,
-    spillAllow: opts.spillAllow,
-    hostAvailableRamBytes: native.hostInfo().availableRamBytes,
-    device: opts.device,
-  });
+  const compiled = compileForRun(planned, target, opts);
   const context: PartialContext = {
     v: 1, response: planned.response, operation: planned.operation, dtype: planned.dataset.dtype,
     fields: compiled.fields, strategy: compiled.plan.strategy, ioMode: compiled.plan.ioMode,
