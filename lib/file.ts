@@ -7,8 +7,8 @@ import type { NativeCatalog, NativeFileHandle } from './native';
 import { encodePlan } from './plan/encode';
 import { allocateOutput, checkOutput, readOutputSpec } from './plan/output';
 import { resolveSelection } from './plan/selection';
-import { planQuery, runQuery, runQueryPartial } from './query';
-import type { QueryPartialOptions } from './query';
+import { planQuery, runQuery, runQueryPartial } from './run';
+import type { QueryPartialOptions } from './run';
 import type { SelectionAxisWire } from './query/document';
 import {
   DTYPE_BY_TAG, type DatasetInfo, type FileExecution, type FileMetadata,
@@ -158,7 +158,7 @@ export class TetFile implements QueryTarget {
 
   /**
    * Runs shard `opts.shard = [i, n]` of a query and resolves with its partial state (bytes for
-   * mergePartials, which returns the same response as query()); see lib/query/shard.ts.
+   * mergePartials, which returns the same response as query()); see lib/run/shard.ts.
    */
   queryPartial(input: QueryInput, opts: QueryPartialOptions): Promise<Uint8Array> {
     return runQueryPartial(this, input, opts);

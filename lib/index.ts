@@ -15,11 +15,13 @@ export { hostInfo } from './host';
 export { DTYPE_BY_TAG, DTYPE_TAG, DTYPE_SIZE } from './types';
 export type * from './types';
 
-// Queries (lib/query, lib/response)
-export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, runQuery, planQuery, QUERY_LIMITS, mergePartials } from './query';
-export type { QueryDocument, RunQueryOptions, QueryFormat, SelectionAxisWire, QueryPartialOptions, MergePartialsOptions } from './query';
-export { toJsonText } from './response';
-export type { QueryResponse } from './response';
+// Queries (lib/query: documents; lib/run: running them; lib/response: what they return)
+export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, QUERY_LIMITS } from './query';
+export type { QueryDocument, QueryFormat, SelectionAxisWire } from './query';
+export { runQuery, planQuery, mergePartials } from './run';
+export type { RunQueryOptions, QueryPartialOptions, MergePartialsOptions } from './run';
+export { toJsonText, f32Text } from './response/json';
+export type { QueryResponse, ExecutionSection } from './response';
 
 // Conversion and export (lib/convert, lib/export)
 export { convert, detectSource } from './convert';

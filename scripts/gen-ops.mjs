@@ -1,5 +1,5 @@
 // Generates the TypeScript op tables from native/fold/ops.def (the one definition of the ops):
-//   lib/plan/ops.generated.ts  OP_CODE, SIMPLE_OPS, PARAM_OPS, MATERIALIZE_OP_NAMES,
+//   lib/ops.generated.ts  OP_CODE, SIMPLE_OPS, PARAM_OPS, MATERIALIZE_OP_NAMES,
 //                              SCALAR_FIELD, PARTIAL_FIELD, OP_TIER
 //   schema/query.schema.json   the block of axis-spec reduction keys (param ops keep their
 //                              hand-written shapes; each must exist)
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const defPath = join(root, 'native', 'fold', 'ops.def');
-const genPath = join(root, 'lib', 'plan', 'ops.generated.ts');
+const genPath = join(root, 'lib', 'ops.generated.ts');
 const schemaPath = join(root, 'schema', 'query.schema.json');
 const check = process.argv.includes('--check');
 

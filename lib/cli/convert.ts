@@ -4,8 +4,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 // cli-progress ships no type declarations; the slice used here is typed below.
 // @ts-expect-error TS7016
 import cliProgressUntyped from 'cli-progress';
-import { convert } from '../convert';
-import { exportZarr } from '../export';
+import { convert, exportZarr } from '../index';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];

@@ -1,7 +1,6 @@
 // Presentation of a QueryResponse for `tet query --format …` (never mutates the response).
 import Table from 'cli-table3';
-import type { ExecutionSection, QueryResponse } from '../response/types';
-import { f32Text, toJsonText } from '../response/json';
+import { f32Text, toJsonText, type ExecutionSection, type QueryResponse } from '../index';
 
 export const QUERY_OUTPUT_FORMATS = ['full', 'json', 'stats', 'plan', 'quiet', 'table'] as const;
 export type QueryOutputFormat = (typeof QUERY_OUTPUT_FORMATS)[number];

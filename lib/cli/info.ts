@@ -2,9 +2,7 @@
 // recommends. Uses the public SDK only.
 import type { Command } from 'commander';
 import Table from 'cli-table3';
-import { open, type TetFile } from '../file';
-import { repair, verify, REPAIR_CODES, type VerifyFinding, type VerifyReport } from '../health';
-import type { DatasetInfo } from '../types';
+import { open, repair, verify, REPAIR_CODES, type DatasetInfo, type TetFile, type VerifyFinding, type VerifyReport } from '../index';
 
 function out(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);

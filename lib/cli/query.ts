@@ -3,13 +3,12 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { TetIoError, TetQueryError } from '../errors';
-import { open } from '../file';
-import { mergePartials, parseQueryFile, parseQueryText, runQuery, runQueryPartial, validateQuery } from '../query';
-import type { QueryDocument } from '../query';
-import { appendHistory, readHistory } from '../query/history';
+import {
+  mergePartials, open, parseQueryFile, parseQueryText, TetIoError, TetQueryError, validateQuery,
+  type QueryDocument, type QueryResponse,
+} from '../index';
+import { appendHistory, readHistory } from './history';
 import { defaultPreviewFor, formatQueryResponse, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from './format';
-import type { QueryResponse } from '../response';
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
@@ -84,7 +83,7 @@ async function queryFile(doc: QueryDocument, tet: string, o: {
 }): Promise<QueryResponse> {
   const file = await open(tet);
   try {
-    return await runQuery(file, doc, {
+    return await file.query(doc, {
       execute: o.execute,
       preview: o.preview ?? defaultPreviewFor(o.format),
       spillAllow: o.spillAllow,
@@ -128,7 +127,7 @@ export function registerQueryCommands(program: Command): void {
       if (opts.shard && opts.partialOut) {
         const file = await open(opts.tet!);
         try {
-          const bytes = await runQueryPartial(file, doc, {
+          const bytes = await file.queryPartial(doc, {
             shard: opts.shard, preview: opts.preview ?? opts.previewF32 ?? defaultPreviewFor(format),
             spillAllow: opts.spillAllow, ...(opts.device ? { device: opts.device } : {}),
           });

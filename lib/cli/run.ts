@@ -2,7 +2,7 @@
 //   0 success · 1 TetError (error: <message>) or a command that found problems · 2 usage error
 // Unexpected errors print `error: internal: <message>`; the stack only with TET_DEBUG=1.
 import { Command, CommanderError } from 'commander';
-import { TetError } from '../errors';
+import { TetError } from '../index';
 
 function exitOverrideAll(cmd: Command): void {
   cmd.exitOverride();

@@ -4,7 +4,7 @@ import { kMaxLength } from 'node:buffer';
 import { TetBudgetError, TetQueryError } from '../errors';
 import { DTYPE_SIZE, type DatasetInfo, type DatasetMetadata, type QueryTarget } from '../types';
 import { queryOperation, type QueryDocument, type ReductionName } from '../query/document';
-import type { CatalogSection, ExecutionSection, QueryResponse, ReadPlan } from '../response/types';
+import type { CatalogSection, PlannedExecutionFields, ReadPlan } from './types';
 import type { CompiledPlan, OpName } from './encode';
 import { resolveAxes } from './axes';
 import { resolveBudget, type ExecutionBudget } from './budget';
@@ -32,10 +32,13 @@ export interface ResolvedOperation {
   obsAxis?: number;
 }
 
+/** A query resolved against a catalog: the domain plan (lib/response turns it into a response). */
 export interface PlannedQuery {
   doc: QueryDocument;
-  response: QueryResponse;
-  /** Null when the dataset is not in the catalog (response.status 'unmatched'). */
+  catalog: CatalogSection;
+  /** Null when the dataset is not in the catalog. */
+  readPlan: ReadPlan | null;
+  /** Null when the dataset is not in the catalog (response status 'unmatched'). */
   dataset: DatasetInfo | null;
   meta: DatasetMetadata;
   selection: ResolvedSelection | null;
@@ -111,8 +114,7 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
   const meta = ds ? datasetMetadata(target.metadata, ds.name) : {};
   const catalog = catalogSection(target, doc.dataset, ds, meta);
   if (!ds) {
-    return { doc, dataset: null, meta, selection: null, operation: null,
-      response: { status: 'unmatched', query: doc, catalog } };
+    return { doc, catalog, readPlan: null, dataset: null, meta, selection: null, operation: null };
   }
   const selection = resolveSelection(doc.selection, ds.shape, meta);
   const operation = resolveOperation(doc, ds, meta);
@@ -134,8 +136,7 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
     chunks: touched.chunks,
     chunks_truncated: touched.total > touched.chunks.length,
   };
-  return { doc, dataset: ds, meta, selection, operation,
-    response: { status: 'planned', query: doc, catalog, read_plan: readPlan } };
+  return { doc, catalog, readPlan, dataset: ds, meta, selection, operation };
 }
 
 export interface ExecutionOptions {
@@ -153,13 +154,11 @@ export interface CompiledExecution {
   budget: ExecutionBudget;
   regime: IoRegime;
   /** Execution fields known before running (strategy, budget, device routing, ...). */
-  fields: Pick<ExecutionSection, 'memory_budget_bytes' | 'memory_budget_source' | 'host_available_ram_bytes'
-    | 'logical_selection_bytes' | 'logical_selection_f32_bytes' | 'io_regime' | 'preview_max'
-    | 'device_requested' | 'device_used' | 'device_fallback_reason'>;
+  fields: PlannedExecutionFields;
 }
 
 function deviceRouting(requested: string | undefined, op: ResolvedOperation | null, logicalBytes: number):
-  Pick<ExecutionSection, 'device_requested' | 'device_used' | 'device_fallback_reason'> {
+  Pick<PlannedExecutionFields, 'device_requested' | 'device_used' | 'device_fallback_reason'> {
   if (!requested) return {};
   let reason: string | undefined;
   if (requested !== 'cpu') {
@@ -177,7 +176,7 @@ const PREVIEW_OVERHEAD_ELEMENTS = 64;
 export function compileExecution(planned: PlannedQuery, target: QueryTarget, opts: ExecutionOptions): CompiledExecution {
   const ds = planned.dataset;
   const sel = planned.selection;
-  const rp = planned.response.read_plan;
+  const rp = planned.readPlan;
   if (!ds || !sel || !rp) throw new TetQueryError('TET_QUERY_UNKNOWN_DATASET', `dataset "${planned.doc.dataset}" is not in the catalog`);
   const op = planned.operation;
   const doc = planned.doc;

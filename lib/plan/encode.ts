@@ -2,7 +2,7 @@
 // plan wire v2, a 16-byte header and length-prefixed sections (SELECT, AGG, OUTPUT, EXEC, and
 // SHARD / DEVICE when not the defaults).
 
-import { OP_CODE } from './ops.generated';
+import { OP_CODE } from '../ops.generated';
 
 export { OP_CODE };
 export type OpName = keyof typeof OP_CODE;

@@ -1,7 +1,7 @@
 // The query document: the flat wire shape users write in JSON or TOML (validated, unchanged),
 // and the normalized operation the planner works from.
 
-import { MATERIALIZE_OP_NAMES, PARAM_OPS, SIMPLE_OPS } from '../plan/ops.generated';
+import { MATERIALIZE_OP_NAMES, PARAM_OPS, SIMPLE_OPS } from '../ops.generated';
 
 /** An axis: index, decimal string ("0") or dimension name ("time"). */
 export type AxisToken = number | string;

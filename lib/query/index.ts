@@ -1,14 +1,11 @@
-// Query layer public surface: parsing, validation, schema, and the run/plan entry points.
-export { parseQueryText, parseQueryFile, detectQueryFormat } from './parse';
+// Query layer public surface: parsing, validation and the schema (documents only: running a
+// query is lib/run).
+export { parseQueryText, parseQueryFile, detectQueryFormat, toQueryDocument } from './parse';
 export type { QueryFormat } from './parse';
 export { validateQuery, queryJsonSchema } from './validate';
-export { runQuery, planQuery, toQueryDocument, DEFAULT_PREVIEW } from './run';
-export type { RunQueryOptions } from './run';
 export { queryOperation, REDUCTION_KEYS, SIMPLE_OPS, PARAM_OPS, MATERIALIZE_OPS } from './document';
 export type {
   QueryDocument, QueryOperation, AxisSpec, AxisToken, SelectionAxisWire, ExecutionHints,
   NullCountParams, QuantileParams, HistogramParams, AxisParams, ReductionName,
 } from './document';
 export { QUERY_LIMITS } from './limits';
-export { runQueryPartial, mergePartials } from './shard';
-export type { QueryPartialOptions, MergePartialsOptions } from './shard';

@@ -143,3 +143,8 @@ export function parseQueryFile(path: string): QueryDocument {
   const ext = extname(path).toLowerCase();
   return parseQueryText(text, ext === '.json' ? 'json' : ext === '.toml' ? 'toml' : undefined);
 }
+
+/** Query text (JSON/TOML, auto-detected) or an object -> validated document. */
+export function toQueryDocument(input: string | object): QueryDocument {
+  return typeof input === 'string' ? parseQueryText(input) : validateQuery(input);
+}

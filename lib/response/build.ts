@@ -1,63 +1,17 @@
-// Native QueryResult (header + typed arrays) -> QueryResponse.execution fields.
+// (domain plan, native result) -> QueryResponse: the planned / unmatched response of a plan, and
+// the executed response: the execution section from the native QueryResult's stats and preview,
+// the aggregate as a typed result (result.ts) flattened to the spec's fields (wire.ts).
 import type { NativeQueryResult } from '../native';
 import { IO_MODE_NAME, STRATEGY_NAME } from '../plan/encode';
-import { PARTIAL_FIELD as GEN_PARTIAL_FIELD, SCALAR_FIELD as GEN_SCALAR_FIELD } from '../plan/ops.generated';
-import type { CompiledExecution, PlannedQuery, ResolvedOperation } from '../plan/compile';
-import type { ExecutionSection, IntegerList, PartialValues, QueryResponse, ScalarValue } from './types';
+import type { CompiledExecution, PlannedQuery } from '../plan/compile';
+import { aggregateResult } from './result';
+import type { ExecutionSection, QueryResponse } from './types';
+import { operationFields } from './wire';
 
-/** Scalar field per reduction (spec: operations table; generated from native/fold/ops.def). */
-export const SCALAR_FIELD: Readonly<Record<string, keyof ExecutionSection>> = GEN_SCALAR_FIELD;
-
-/** Partial-axis field per reduction. */
-export const PARTIAL_FIELD: Readonly<Record<string, keyof ExecutionSection>> = GEN_PARTIAL_FIELD;
-
-const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
-const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
-
-function integerValue(v: bigint): number | bigint {
-  return v <= SAFE_MAX && v >= SAFE_MIN ? Number(v) : v;
-}
-
-function scalarAt(values: NativeQueryResult['values'], i: number): ScalarValue {
-  if (values instanceof Float64Array) return values[i];
-  if (values instanceof Uint8Array) return values[i] !== 0;
-  return integerValue((values as BigInt64Array | BigUint64Array)[i]);
-}
-
-function integerList(values: NativeQueryResult['values']): IntegerList {
-  if (values instanceof Float64Array || values instanceof Uint8Array) return Array.from(values);
-  return Array.from(values as BigInt64Array | BigUint64Array, integerValue);
-}
-
-function partialValues(values: NativeQueryResult['values']): PartialValues {
-  if (values instanceof Float64Array) return values;
-  if (values instanceof Uint8Array) return Array.from(values, (x) => x !== 0);
-  return integerList(values);
-}
-
-function operationFields(op: ResolvedOperation, r: NativeQueryResult): Partial<ExecutionSection> {
-  const out: Record<string, unknown> = { operation: op.name };
-  if (op.name === 'covariance' || op.name === 'correlation') {
-    out[`operation_${op.name}`] = Array.from(r.values as Float64Array, Number);
-    out[`operation_${op.name}_order`] = r.covOrder;
-    return out as Partial<ExecutionSection>;
-  }
-  if (op.q !== undefined && op.name === 'quantile') out.operation_quantile_q = op.q;
-  if (op.fill !== undefined) out.operation_null_fill = op.fill;
-  if (op.name === 'histogram') out.operation_histogram_bins = op.bins;
-  if (op.scalar) {
-    if (op.name === 'histogram') {
-      out.operation_histogram_counts = integerList(r.values);
-      out.operation_histogram_edges = Array.from(r.histEdges);
-    } else {
-      out[SCALAR_FIELD[op.name]] = scalarAt(r.values, 0);
-    }
-  } else {
-    out[PARTIAL_FIELD[op.name]] = op.name === 'histogram' ? integerList(r.values) : partialValues(r.values);
-    out.operation_reduced_shape = r.reducedShape.map(Number);
-    out.operation_reduced_axes = op.axes.slice();
-  }
-  return out as Partial<ExecutionSection>;
+/** The response of a planned (not executed) query: status planned, or unmatched without a dataset. */
+export function plannedResponse(planned: Pick<PlannedQuery, 'doc' | 'catalog' | 'readPlan' | 'dataset'>): QueryResponse {
+  if (!planned.dataset || !planned.readPlan) return { status: 'unmatched', query: planned.doc, catalog: planned.catalog };
+  return { status: 'planned', query: planned.doc, catalog: planned.catalog, read_plan: planned.readPlan };
 }
 
 /** The executed response: planned response + execution section built from the native result. */
@@ -89,6 +43,6 @@ export function buildExecutedResponse(planned: PlannedQuery, compiled: CompiledE
     execution.spill_f32_path = compiled.plan.spillPath;
     execution.spill_f32_bytes = s.spillBytes;
   }
-  if (planned.operation) Object.assign(execution, operationFields(planned.operation, result));
-  return { ...planned.response, status: 'executed', execution };
+  if (planned.operation) Object.assign(execution, operationFields(aggregateResult(planned.operation, result)));
+  return { ...plannedResponse(planned), status: 'executed', execution };
 }

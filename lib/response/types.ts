@@ -10,89 +10,31 @@
 // JSON output (lib/response/json.ts) writes NaN/±Infinity as "NaN"/"Infinity"/"-Infinity" and
 // bigint as exact integer digits.
 import type { QueryDocument } from '../query/document';
-import type { CodecName, DTypeName, FileExecution, TetTypedArray } from '../types';
+import type { TetTypedArray } from '../types';
 import type { IoModeName, StrategyName } from '../plan/encode';
-import type { ReadPlanChunk } from '../plan/chunks';
-import type { IoRegime } from '../plan/strategy';
-import type { BudgetSource } from '../plan/budget';
+import type { CatalogSection, PlannedExecutionFields, ReadPlan } from '../plan/types';
 
 /** validated: no file given; planned: read plan only; executed: ran; unmatched: no such dataset. */
 export type QueryStatus = 'validated' | 'planned' | 'executed' | 'unmatched';
 
-export type ChunkTouchPolicy = 'dense_half_open_unit_step' | 'strided_half_open' | 'index_list';
-
-export interface CatalogSection {
-  file: string;
-  dataset: string;
-  dataset_resolution: 'matched' | 'unmatched';
-  available_datasets: string[];
-  dataset_id?: number;
-  dtype?: DTypeName;
-  shape?: number[];
-  chunk_shape?: number[];
-  grid?: number[];
-  chunk_count?: number;
-  codecs?: Record<CodecName, number>;
-  logical_bytes?: number;
-  stored_bytes?: number;
-  dim_names?: string[];
-  file_execution?: FileExecution;
-  dataset_f32_bytes?: number;
-  dataset_f64_bytes?: number;
-}
-
-export interface ReadPlanAxis {
-  start: number;
-  /** Exclusive, clamped to the axis length. */
-  stop: number;
-  step: number;
-  count: number;
-  /** Index-list axis: true (start/stop are its first and last + 1; the list is in `query`). */
-  index_list?: true;
-}
-
-export interface ReadPlan {
-  dataset: string;
-  dataset_id: number;
-  dtype: DTypeName;
-  selection: ReadPlanAxis[];
-  logical_selection_shape: number[];
-  logical_element_count: number;
-  logical_selection_bytes: number;
-  chunk_touch_policy: ChunkTouchPolicy;
-  /** Touched chunks (all of them, also when `chunks` is truncated). */
-  chunk_count: number;
-  chunks_per_axis: number[];
-  /** Touched chunks, row-major by chunk coords (capped; see chunks_truncated). */
-  chunks: ReadPlanChunk[];
-  chunks_truncated: boolean;
-}
+export type { CatalogSection, ChunkTouchPolicy, ReadPlan, ReadPlanAxis } from '../plan/types';
 
 export type ScalarValue = number | boolean | bigint;
 export type IntegerList = (number | bigint)[];
 export type PartialValues = Float64Array | IntegerList | boolean[];
 
-export interface ExecutionSection {
+/** Fields the plan knows (budget, regime, routing) plus what the run measured and computed. */
+export interface ExecutionSection extends PlannedExecutionFields {
   memory_strategy: StrategyName;
   io_mode: IoModeName;
-  io_regime: IoRegime;
   fold_parallel: boolean;
   fold_linear_scan: boolean;
-  memory_budget_bytes: number;
-  memory_budget_source: BudgetSource;
-  host_available_ram_bytes?: number;
-  logical_selection_bytes: number;
-  logical_selection_f32_bytes?: number;
   threads: number;
   simd: string;
   chunks_read: number;
   stored_bytes_read: number;
   seconds: number;
-  preview_max: number;
   preview_length: number;
-  device_requested?: string;
-  device_used?: string;
-  device_fallback_reason?: string;
   spill_path?: string;
   spill_bytes?: number;
   spill_f32_path?: string;

@@ -11,7 +11,7 @@ import * as api from '../../lib/index';
 const PUBLIC_NAMES = [
   'DTYPE_BY_TAG', 'DTYPE_SIZE', 'DTYPE_TAG', 'ERROR_CODES', 'QUERY_LIMITS', 'QUICK_DECODE_CHUNKS', 'REPAIR_CODES',
   'TetBudgetError', 'TetCancelledError', 'TetConvertError', 'TetDeviceError', 'TetError', 'TetFile', 'TetFormatError', 'TetIoError',
-  'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'exportZarr', 'hostInfo', 'isTetError', 'mergePartials', 'open', 'openSync',
+  'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'exportZarr', 'f32Text', 'hostInfo', 'isTetError', 'mergePartials', 'open', 'openSync',
   'parseQueryFile', 'parseQueryText', 'planQuery', 'queryJsonSchema', 'repair', 'runQuery', 'toJsonText', 'validateQuery',
   'verify',
 ].sort();

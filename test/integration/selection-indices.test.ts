@@ -1,5 +1,5 @@
 // Index-list selections (`selection: [{"indices": [...]}, ...]`, plan wire v2) end to end: every
-// op of lib/plan/ops.generated.ts, scalar and partial, over multi-chunk files with clipped edge
+// op of lib/ops.generated.ts, scalar and partial, over multi-chunk files with clipped edge
 // tiles (f64 zstd, f32, f16, i64, and an f32 with NaN/inf), index lists mixed with boxes and
 // steps, through every strategy (streaming fold parallel and sequential, in-memory and
 // temp-spill materialize, mmap spill export, capped preview / read()). Expected values are numpy
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, planQuery, TetQueryError, TetWriter, validateQuery, type TetFile } from '../../lib/index';
-import { OP_CODE, PARTIAL_FIELD, SCALAR_FIELD } from '../../lib/plan/ops.generated';
+import { OP_CODE, PARTIAL_FIELD, SCALAR_FIELD } from '../../lib/ops.generated';
 import { encodePlan } from '../../lib/plan/encode';
 import { binding } from '../../lib/binding';
 

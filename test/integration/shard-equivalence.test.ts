@@ -2,7 +2,7 @@
 // multi-chunk file whose 5 work units leave some of 7 shards empty, mergePartials of
 // file.queryPartial(doc, { shard: [i, k] }) for every i is the response file.query(doc) gives,
 // bit for bit (f64 compared by their bit patterns, integers as BigInt / exact numbers), except the
-// fields documented in lib/query/shard.ts (timing and host-dependent ones). The same through
+// fields documented in lib/run/shard.ts (timing and host-dependent ones). The same through
 // `tet query -x --shard I/N --partial-out` in separate processes and `tet merge`. And the
 // TET_SHARD_* errors: missing / duplicate shard, different query, different file, different
 // shard count, a flipped byte.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { open, TetError, TetWriter } from '../../lib/index';
-import { appendHistory, readHistory } from '../../lib/query/history';
+import { appendHistory, readHistory } from '../../lib/cli/history';
 
 const dir = mkdtempSync(join(tmpdir(), 'tet-limits-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

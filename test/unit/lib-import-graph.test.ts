@@ -1,8 +1,8 @@
-// lib/'s runtime import graph (import / export-from of lib/**/*.ts; `import type` and all-type
-// specifier lists excluded, since TypeScript erases them). Cycles are allow-listed exactly:
-// a new cycle fails, and so does a listed one that is gone (delete it: the list only shrinks).
-// The folder-level cycles are review W5's query <-> plan <-> response; lib/engine.ts is meant
-// to remove them.
+// lib/'s import graph (import / export-from of lib/**/*.ts). Runtime imports (`import type` and
+// all-type specifier lists excluded, since TypeScript erases them) have no cycle, between files
+// or between folders. The layers (review W5) are checked on every import, types included:
+// query/ (documents) <- plan/ (domain plan) <- response/ <- run/ and engine; cli/ uses only the
+// public API (lib/index.ts) at run time.
 import { ROOT } from '../support/paths';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -10,13 +10,13 @@ import { describe, expect, it } from 'vitest';
 
 const LIB = join(ROOT, 'lib');
 
-/** Known cycles between lib/ folders (top-level files are their own node), smallest node first. */
-const KNOWN_FOLDER_CYCLES = [
-  'plan/ -> query/ -> plan/',
-  'plan/ -> query/ -> response/ -> plan/',
-];
-/** Known cycles between single files. */
-const KNOWN_FILE_CYCLES: string[] = [];
+/** What each folder may not import (any import, types included): lib/-relative prefixes. */
+const FORBIDDEN: Record<string, string[]> = {
+  'query/': ['plan/', 'response/', 'run/', 'cli/', 'binding.ts', 'engine.ts', 'native.ts', 'file.ts', 'index.ts'],
+  'plan/': ['response/', 'run/', 'cli/', 'binding.ts', 'engine.ts', 'file.ts', 'index.ts'],
+  'response/': ['run/', 'cli/', 'binding.ts', 'engine.ts', 'file.ts', 'index.ts'],
+  'run/': ['cli/', 'index.ts'],
+};
 
 const STATEMENT = /^[ \t]*(?:import|export)\s+(type\s+)?([^;'"]*?)\s*from\s*['"]([^'"]+)['"]|^[ \t]*import\s*['"]([^'"]+)['"]/gm;
 
@@ -44,11 +44,16 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-function fileGraph(): Map<string, Set<string>> {
+/** Every specifier a module imports, type-only ones included. */
+function allImports(source: string): string[] {
+  return [...source.matchAll(STATEMENT)].map((m) => m[3] ?? m[4]);
+}
+
+function fileGraph(imports = runtimeImports): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const f of tsFiles(LIB)) {
     const deps = new Set<string>();
-    for (const spec of runtimeImports(readFileSync(f, 'utf8'))) {
+    for (const spec of imports(readFileSync(f, 'utf8'))) {
       if (!spec.startsWith('.')) continue;  // packages and node: builtins
       const base = join(dirname(f), spec);
       const target = [`${base}.ts`, join(base, 'index.ts'), base].find((p) => p.endsWith('.ts') && existsSync(p));
@@ -110,22 +115,36 @@ describe('lib/ import graph', () => {
     ].join('\n'))).toEqual(['./a', './e', '../g', './i', './k', './side-effect', 'node:fs']);
     expect(files.size).toBeGreaterThan(40);
     expect(files.get('errors.ts')).toContain('error-codes.generated.ts');
-    expect(files.get('query/run.ts')).toContain('plan/compile.ts');
-    expect(files.get('plan/compile.ts')).not.toContain('response/types.ts');  // import type only
+    expect(files.get('run/run.ts')).toContain('plan/compile.ts');
+    expect(files.get('response/types.ts')).not.toContain('plan/types.ts');  // import type only
+    expect(fileGraph(allImports).get('response/types.ts')).toContain('plan/types.ts');
   });
 
-  it('has no cycles between files beyond the known ones', () => {
-    const found = cycles(files);
-    console.log(`lib/ file-level import cycles (${found.length}):\n${found.map((c) => `  ${c}`).join('\n') || '  none'}`);
-    expect(found.filter((c) => !KNOWN_FILE_CYCLES.includes(c)), 'new cycles').toEqual([]);
-    expect(KNOWN_FILE_CYCLES.filter((c) => !found.includes(c)), 'gone: remove from KNOWN_FILE_CYCLES').toEqual([]);
+  it('has no cycles between files', () => {
+    expect(cycles(files)).toEqual([]);
   });
 
-  it('has no cycles between folders beyond the known ones (W5: query <-> plan <-> response)', () => {
-    const found = cycles(folders);
-    console.log(`lib/ folder-level import cycles (${found.length}):\n${found.map((c) => `  ${c}`).join('\n') || '  none'}`);
-    expect(found.filter((c) => !KNOWN_FOLDER_CYCLES.includes(c)), 'new cycles').toEqual([]);
-    expect(KNOWN_FOLDER_CYCLES.filter((c) => !found.includes(c)), 'gone: remove from KNOWN_FOLDER_CYCLES').toEqual([]);
+  it('has no cycles between folders', () => {
+    expect(cycles(folders)).toEqual([]);
+  });
+
+  it('keeps the layers: query <- plan <- response <- run / engine (types included)', () => {
+    const bad: string[] = [];
+    for (const [f, deps] of fileGraph(allImports)) {
+      const rules = Object.entries(FORBIDDEN).find(([dir]) => f.startsWith(dir));
+      if (!rules) continue;
+      for (const d of deps) if (rules[1].some((p) => d.startsWith(p))) bad.push(`${f} -> ${d}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('cli/ uses only the public API at run time', () => {
+    const bad: string[] = [];
+    for (const [f, deps] of files) {
+      if (!f.startsWith('cli/')) continue;
+      for (const d of deps) if (!d.startsWith('cli/') && d !== 'index.ts') bad.push(`${f} -> ${d}`);
+    }
+    expect(bad).toEqual([]);
   });
 
   it('finds a cycle it is shown', () => {

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OP_CODE } from '../../lib/plan/encode';
 import { MATERIALIZE_OPS, PARAM_OPS, SIMPLE_OPS } from '../../lib/query/document';
-import { PARTIAL_FIELD, SCALAR_FIELD } from '../../lib/response/build';
+import { PARTIAL_FIELD, SCALAR_FIELD } from '../../lib/response/wire';
 
 const root = ROOT;
 
 describe('ops.def generated tables', () => {
-  it('lib/plan/ops.generated.ts and the schema op keys are up to date with ops.def', () => {
+  it('lib/ops.generated.ts and the schema op keys are up to date with ops.def', () => {
     expect(() => execFileSync(process.execPath, [join(root, 'scripts', 'gen-ops.mjs'), '--check'], { stdio: 'pipe' }))
       .not.toThrow();
   });

@@ -11,6 +11,7 @@ import { chooseIoMode, chooseStrategy, ioRegime } from '../../lib/plan/strategy'
 import { resolveSpillPath } from '../../lib/plan/spill';
 import { compileExecution, planAgainstTarget } from '../../lib/plan/compile';
 import { validateQuery } from '../../lib/query';
+import { plannedResponse } from '../../lib/response/build';
 import type { DatasetInfo, DatasetMetadata, QueryTarget } from '../../lib/types';
 
 // Footer metadata of conformance fixture meta_weather.tet (copied by hand).
@@ -200,18 +201,21 @@ describe('planning against a catalog', () => {
 
   it('unknown dataset -> unmatched, no read plan', () => {
     const p = plan({ dataset: 'nope', sum: [] });
-    expect(p.response.status).toBe('unmatched');
-    expect(p.response.read_plan).toBeUndefined();
-    expect(p.response.catalog?.available_datasets).toEqual(['temperature', 'table']);
+    expect(p.dataset).toBeNull();
+    expect(p.readPlan).toBeNull();
+    expect(p.catalog.dataset_resolution).toBe('unmatched');
+    expect(p.catalog.available_datasets).toEqual(['temperature', 'table']);
+    expect(plannedResponse(p)).toEqual({ status: 'unmatched', query: p.doc, catalog: p.catalog });
   });
   it('read plan geometry', () => {
-    const rp = plan({ dataset: 'temperature', mean: [], selection: [{ start: 3, stop: 37, step: 10 }, { stop: 6 }] }).response.read_plan!;
+    const rp = plan({ dataset: 'temperature', mean: [], selection: [{ start: 3, stop: 37, step: 10 }, { stop: 6 }] }).readPlan!;
     expect(rp.chunk_touch_policy).toBe('strided_half_open');
     expect(rp.logical_selection_shape).toEqual([4, 6]);
     expect(rp.chunks_per_axis).toEqual([4, 2]);
     expect(rp.chunk_count).toBe(8);
     expect(rp.logical_selection_bytes).toBe(96);
-    const dense = plan({ dataset: 'temperature', mean: [] }).response;
+    const dense = plannedResponse(plan({ dataset: 'temperature', mean: [] }));
+    expect(dense.status).toBe('planned');
     expect(dense.read_plan!.chunk_touch_policy).toBe('dense_half_open_unit_step');
     expect(dense.read_plan!.chunk_count).toBe(25);
     expect(dense.catalog!.dataset_f32_bytes).toBe(3404);

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { f32Text, toJsonText } from '../../lib/response';
 import { formatQueryResponse, statsView, planView, quietLine } from '../../lib/cli/format';
 import { buildExecutedResponse } from '../../lib/response/build';
+import { aggregateResult } from '../../lib/response/result';
+import { operationFields } from '../../lib/response/wire';
 import { compileExecution, planAgainstTarget } from '../../lib/plan/compile';
 import { validateQuery } from '../../lib/query';
 import type { NativeQueryResult } from '../../lib/native';
@@ -75,5 +77,30 @@ describe('response building and views', () => {
     expect((planView(r) as { execution?: unknown }).execution).toBeUndefined();
     for (const f of ['full', 'json', 'stats', 'plan'] as const) expect(() => JSON.parse(formatQueryResponse(r, f))).not.toThrow();
     expect(formatQueryResponse(r, 'table')).toContain('operation_sum');
+  });
+});
+
+describe('typed aggregate result and its wire flattening', () => {
+  const native = (values: NativeQueryResult['values'], reducedShape: number[] = [], covOrder = 0, histEdges = new Float64Array(0)) =>
+    ({ values, reducedShape, covOrder, histEdges, preview: new Float32Array(0), stats: {} }) as unknown as NativeQueryResult;
+
+  it('partial histogram: shape is kept axes then bins; the wire keeps the spec fields', () => {
+    const counts = new BigUint64Array([1n, 2n, 3n, 4n, 5n, 6n]);
+    const r = aggregateResult({ name: 'histogram', scalar: false, axes: [1], bins: 3 }, native(counts, [2]));
+    expect(r).toMatchObject({ op: 'histogram', scalar: false, axes: [1], shape: [2, 3], bins: 3 });
+    expect(r.values).toBe(counts);  // no per-element copy
+    expect(operationFields(r)).toEqual({
+      operation: 'histogram', operation_histogram_bins: 3, operation_reduced_histogram_counts: [1, 2, 3, 4, 5, 6],
+      operation_reduced_shape: [2], operation_reduced_axes: [1],
+    });
+  });
+  it('covariance is an order x order matrix; scalar quantile keeps q; big integers stay exact', () => {
+    const cov = aggregateResult({ name: 'covariance', scalar: true, axes: [], obsAxis: 0 }, native(new Float64Array([1, 2, 2, 5]), [], 2));
+    expect(cov.shape).toEqual([2, 2]);
+    expect(operationFields(cov)).toEqual({ operation: 'covariance', operation_covariance: [1, 2, 2, 5], operation_covariance_order: 2 });
+    const q = aggregateResult({ name: 'quantile', scalar: true, axes: [0], q: 0.25 }, native(new Float64Array([7.5])));
+    expect(operationFields(q)).toEqual({ operation: 'quantile', operation_quantile_q: 0.25, operation_quantile: 7.5 });
+    const max = aggregateResult({ name: 'max', scalar: true, axes: [0] }, native(new BigInt64Array([2n ** 62n])));
+    expect(operationFields(max).operation_max).toBe(2n ** 62n);
   });
 });

@@ -1,7 +1,7 @@
 // runQuery / planQuery paths that never reach the addon (plan-only, unmatched, cancelled).
 import { describe, expect, it } from 'vitest';
 import { TetCancelledError, TetQueryError } from '../../lib/errors';
-import { planQuery, runQuery } from '../../lib/query';
+import { planQuery, runQuery } from '../../lib/run';
 import type { QueryTarget } from '../../lib/types';
 
 const target: QueryTarget = {

@@ -4,7 +4,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import type { QueryDocument } from './document';
+import type { QueryDocument } from '../index';
 
 export interface QueryHistoryEntry {
   /** ISO-8601 time of the run. */

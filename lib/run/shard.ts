@@ -7,14 +7,15 @@
 // threads (max over shards), chunks_read / stored_bytes_read (summed over shards; shard 0 also
 // counts the preview's tiles).
 import { binding } from '../binding';
+import { runCompiled } from '../engine';
 import { TetCancelledError, TetError, TetQueryError, toTetError } from '../errors';
 import type { NativeFileHandle } from '../native';
 import { planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
-import { buildExecutedResponse } from '../response/build';
+import { toQueryDocument } from '../query/parse';
+import { buildExecutedResponse, plannedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
 import type { QueryTarget } from '../types';
-import { runCompiled } from './engine';
-import { compileForRun, toQueryDocument } from './run';
+import { compileForRun } from './run';
 
 export interface QueryPartialOptions {
   /** [i, n]: shard i (0-based) of n. */
@@ -33,7 +34,8 @@ export interface MergePartialsOptions {
 /** What the merge needs to build the response (JSON, written by shard 0 and every other). */
 interface PartialContext {
   v: 1;
-  response: PlannedQuery['response'];
+  /** The planned response (status planned: query, catalog, read_plan). */
+  response: QueryResponse;
   operation: PlannedQuery['operation'];
   dtype: string;
   fields: CompiledExecution['fields'];
@@ -92,7 +94,7 @@ export async function runQueryPartial(target: QueryTarget, input: string | objec
   const native = binding();
   const compiled = compileForRun(planned, target, opts);
   const context: PartialContext = {
-    v: 1, response: planned.response, operation: planned.operation, dtype: planned.dataset.dtype,
+    v: 1, response: plannedResponse(planned), operation: planned.operation, dtype: planned.dataset.dtype,
     fields: compiled.fields, strategy: compiled.plan.strategy, ioMode: compiled.plan.ioMode,
   };
   return runCompiled(compiled, opts.signal, (bytes, token) => native.executePartial(target.native as NativeFileHandle,
@@ -113,7 +115,8 @@ export async function mergePartials(parts: readonly Uint8Array[], opts: MergePar
     throw toTetError(err);
   }
   const c = decodeContext(merged.context);
-  const planned = { response: c.response, operation: c.operation, dataset: { dtype: c.dtype } } as unknown as PlannedQuery;
+  const planned = { doc: c.response.query, catalog: c.response.catalog, readPlan: c.response.read_plan,
+    operation: c.operation, dataset: { dtype: c.dtype } } as unknown as PlannedQuery;
   const compiled = { fields: c.fields, plan: { strategy: c.strategy, ioMode: c.ioMode } } as unknown as CompiledExecution;
   merged.result.stats.seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   return buildExecutedResponse(planned, compiled, merged.result);

@@ -1,16 +1,14 @@
-// runQuery / planQuery: the library entry points that tie parsing, planning, the native
-// engine and response building together.
+// runQuery / planQuery: the library entry points that tie the layers together, in one direction:
+// query/ (parse + validate) -> plan/ (domain plan) -> engine (native run) -> response/.
 import { binding } from '../binding';
+import { runCompiled } from '../engine';
 import { TetCancelledError } from '../errors';
 import type { NativeFileHandle } from '../native';
 import { compileExecution, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
-import { buildExecutedResponse } from '../response/build';
+import { toQueryDocument } from '../query/parse';
+import { buildExecutedResponse, plannedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
 import type { QueryTarget } from '../types';
-import type { QueryDocument } from './document';
-import { runCompiled } from './engine';
-import { parseQueryText } from './parse';
-import { validateQuery } from './validate';
 
 /** Library default preview length (the CLI picks per --format). */
 export const DEFAULT_PREVIEW = 64;
@@ -27,14 +25,9 @@ export interface RunQueryOptions {
   device?: string;
 }
 
-/** Query text (JSON/TOML, auto-detected) or an object -> validated document. */
-export function toQueryDocument(input: string | object): QueryDocument {
-  return typeof input === 'string' ? parseQueryText(input) : validateQuery(input);
-}
-
 /** Plans a query against the file's catalog without executing it (status planned / unmatched). */
 export function planQuery(target: QueryTarget, input: string | object): QueryResponse {
-  return planAgainstTarget(target, toQueryDocument(input)).response;
+  return plannedResponse(planAgainstTarget(target, toQueryDocument(input)));
 }
 
 function cancelled(): TetCancelledError {
@@ -55,7 +48,7 @@ export function compileForRun(planned: PlannedQuery, target: QueryTarget,
 /** Validates, plans and executes a query. Unknown datasets resolve to status "unmatched". */
 export async function runQuery(target: QueryTarget, input: string | object, opts: RunQueryOptions = {}): Promise<QueryResponse> {
   const planned = planAgainstTarget(target, toQueryDocument(input));
-  if (!planned.dataset || opts.execute === false) return planned.response;
+  if (!planned.dataset || opts.execute === false) return plannedResponse(planned);
   if (opts.signal?.aborted) throw cancelled();
   const native = binding();
   const compiled = compileForRun(planned, target, opts);

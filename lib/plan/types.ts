@@ -1,0 +1,70 @@
+// The domain plan's data: the catalog entry and read plan a query resolves to, and the execution
+// fields known before running. Their field names are the spec's response fields, so lib/response
+// places them in the response as they are.
+import type { CodecName, DTypeName, FileExecution } from '../types';
+import type { BudgetSource } from './budget';
+import type { ReadPlanChunk } from './chunks';
+import type { IoRegime } from './strategy';
+
+export type ChunkTouchPolicy = 'dense_half_open_unit_step' | 'strided_half_open' | 'index_list';
+
+export interface CatalogSection {
+  file: string;
+  dataset: string;
+  dataset_resolution: 'matched' | 'unmatched';
+  available_datasets: string[];
+  dataset_id?: number;
+  dtype?: DTypeName;
+  shape?: number[];
+  chunk_shape?: number[];
+  grid?: number[];
+  chunk_count?: number;
+  codecs?: Record<CodecName, number>;
+  logical_bytes?: number;
+  stored_bytes?: number;
+  dim_names?: string[];
+  file_execution?: FileExecution;
+  dataset_f32_bytes?: number;
+  dataset_f64_bytes?: number;
+}
+
+export interface ReadPlanAxis {
+  start: number;
+  /** Exclusive, clamped to the axis length. */
+  stop: number;
+  step: number;
+  count: number;
+  /** Index-list axis: true (start/stop are its first and last + 1; the list is in `query`). */
+  index_list?: true;
+}
+
+export interface ReadPlan {
+  dataset: string;
+  dataset_id: number;
+  dtype: DTypeName;
+  selection: ReadPlanAxis[];
+  logical_selection_shape: number[];
+  logical_element_count: number;
+  logical_selection_bytes: number;
+  chunk_touch_policy: ChunkTouchPolicy;
+  /** Touched chunks (all of them, also when `chunks` is truncated). */
+  chunk_count: number;
+  chunks_per_axis: number[];
+  /** Touched chunks, row-major by chunk coords (capped; see chunks_truncated). */
+  chunks: ReadPlanChunk[];
+  chunks_truncated: boolean;
+}
+
+/** Execution fields known before running: budget, I/O regime, preview size, device routing. */
+export interface PlannedExecutionFields {
+  memory_budget_bytes: number;
+  memory_budget_source: BudgetSource;
+  host_available_ram_bytes?: number;
+  logical_selection_bytes: number;
+  logical_selection_f32_bytes?: number;
+  io_regime: IoRegime;
+  preview_max: number;
+  device_requested?: string;
+  device_used?: string;
+  device_fallback_reason?: string;
+}
