@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { registerInfoCommands } from './info';
 import { registerQueryCommands } from './query';
 import { registerConvertCommands } from './convert';
-import { runCli } from './run';
+import { endQuietlyOnClosedPipe, runCli } from './run';
 
 const program = new Command('tet')
   .description('tetration: chunked N-D tensor files (.tet) and out-of-core queries')
@@ -14,4 +14,6 @@ registerInfoCommands(program);    // info, verify, repair
 registerQueryCommands(program);   // query, qhist
 registerConvertCommands(program); // convert, export
 
+endQuietlyOnClosedPipe(process.stdout);
+endQuietlyOnClosedPipe(process.stderr);
 void runCli(program, process.argv);

@@ -11,6 +11,17 @@ function exitOverrideAll(cmd: Command): void {
 
 const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version', 'commander.executeSubCommandAsync']);
 
+/**
+ * A reader that closes the pipe early (`tet info FILE | head -1`) ends the program quietly with
+ * exit 0, as cat and grep do: EPIPE on stdout (or stderr) is not an error of ours.
+ */
+export function endQuietlyOnClosedPipe(stream: NodeJS.WritableStream = process.stdout): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') process.exit(0);
+    throw err;
+  });
+}
+
 /** Parses argv and runs the matching command; sets process.exitCode and never throws. */
 export async function runCli(program: Command, argv: readonly string[]): Promise<number> {
   exitOverrideAll(program);

@@ -1,0 +1,36 @@
+// How the `tet` binary behaves as a Unix citizen, run as a real process (dist/cli.cjs): a reader
+// that closes the pipe early, or a closed stdout, ends it quietly with exit 0.
+import { ROOT } from '../support/paths';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const CLI = join(ROOT, 'dist/cli.cjs');
+const SAMPLE = join(ROOT, 'samples/weather.tet');
+
+/** Runs `tet ARGS | head -N` under bash with pipefail: the status is tet's unless head fails. */
+function piped(args: string, lines = 1) {
+  const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${CLI}" ${args} | head -${lines}`],
+    { encoding: 'utf8', cwd: ROOT });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('tet and closed pipes', () => {
+  it('`tet info FILE | head -1` exits 0 with no stderr', () => {
+    const r = piped(`info "${SAMPLE}"`);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+  it('a long query response cut by `head -2` exits 0 with no stderr', () => {
+    const r = piped(`query "${join(ROOT, 'samples/monthly_mean_map.toml')}" -t "${SAMPLE}" -x --preview 100000`, 2);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.startsWith('{')).toBe(true);
+  });
+  it('a closed stdout (`>&-`) ends quietly with exit 0', () => {
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${CLI}" info "${SAMPLE}" >&-`], { encoding: 'utf8', cwd: ROOT });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+});
