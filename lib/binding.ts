@@ -1,7 +1,7 @@
 // The only module that loads the native addon. Loading is lazy (first use) and happens once per
 // JS environment (each worker_thread loads its own instance of the addon).
 import { createRequire } from 'node:module';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TetError } from './errors';
@@ -43,15 +43,30 @@ export function binding(): NativeBinding {
     const nodeGypBuild = requireHere('node-gyp-build') as (dir: string) => unknown;
     loaded = nodeGypBuild(root) as NativeBinding;
   } catch (err) {
-    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new TetError(
-      'TET_BINDING_LOAD',
-      `could not load the tetration native addon from ${root} (${reason}). ` +
-        'No prebuilt binary matches this platform/Node ABI and no local build was found: run ' +
-        '`npm rebuild tetration` (needs Python 3, make and a C++17 compiler: build-essential on ' +
-        'Linux, Xcode Command Line Tools on macOS, Visual Studio Build Tools on Windows).',
-      { cause: err },
-    );
+    throw new TetError('TET_BINDING_LOAD', loadFailureMessage(root, err), { cause: err });
   }
   return loaded;
+}
+
+/** What was looked for and what is there, so a failed load says why (as sharp's does). */
+export function loadFailureMessage(root: string, err: unknown): string {
+  const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  const report = process.report?.getReport?.() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  const libc = process.platform !== 'linux' ? '' : report?.header?.glibcVersionRuntime
+    ? ` glibc ${report.header.glibcVersionRuntime}` : ' musl (no glibc)';
+  const platform = `${process.platform}-${process.arch}`;
+  const prebuilds = join(root, 'prebuilds');
+  const shipped = existsSync(prebuilds)
+    ? readdirSync(prebuilds).filter((d) => statSync(join(prebuilds, d)).isDirectory()) : [];
+  const local = join(root, 'build', 'Release', 'tetration.node');
+  return `could not load the tetration native addon (${reason}).\n` +
+    `  this runtime: ${platform}${libc}, Node ${process.versions.node}, N-API ${process.versions.napi}\n` +
+    `  tried: ${join(prebuilds, platform)} (prebuilt for: ${shipped.join(', ') || 'none'}), ` +
+    `${local} (${existsSync(local) ? 'present' : 'absent'})\n` +
+    (shipped.includes(platform)
+      ? '  a prebuild for this platform is there but did not load: reinstall tetration (`npm rebuild tetration`); ' +
+        'on Linux the prebuild needs glibc, not musl (Alpine: build from source)\n'
+      : '  no prebuild ships for this platform: ') +
+    'build from source with `npm rebuild tetration` (needs Python 3, make and a C++17 compiler: ' +
+    'build-essential on Linux, Xcode Command Line Tools on macOS, Visual Studio Build Tools on Windows).';
 }
