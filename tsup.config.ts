@@ -1,5 +1,8 @@
 import { defineConfig } from 'tsup';
 
+// Optional dependencies are loaded at run time (lib/plot), never bundled.
+const external = ['sharp', 'vega'];
+
 export default defineConfig([
   {
     entry: { index: 'lib/index.ts' },
@@ -8,6 +11,7 @@ export default defineConfig([
     sourcemap: true,
     clean: false,
     target: 'node20',
+    external,
     outExtension: ({ format }) => ({ js: format === 'cjs' ? '.cjs' : '.mjs' }),
   },
   {
@@ -16,6 +20,7 @@ export default defineConfig([
     sourcemap: true,
     clean: false,
     target: 'node20',
+    external,
     outExtension: () => ({ js: '.cjs' }),
   },
 ]);

@@ -23,6 +23,10 @@ export type { RunQueryOptions, QueryPartialOptions, MergePartialsOptions } from 
 export { toJsonText, f32Text } from './response/json';
 export type { QueryResponse, ExecutionSection } from './response';
 
+// Pictures of results (lib/plot)
+export { renderPlot, plotSpec } from './plot';
+export type { PlotOptions, PlotSpec } from './plot';
+
 // Conversion and export (lib/convert, lib/export)
 export { convert, detectSource } from './convert';
 export type { ConvertOptions, ConvertProgress, ConvertReport, ConvertedDataset, CodecOption, SourceKind } from './convert';

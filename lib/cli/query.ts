@@ -4,8 +4,8 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
-  mergePartials, open, parseQueryFile, parseQueryText, TetIoError, TetQueryError, validateQuery,
-  type QueryDocument, type QueryResponse,
+  mergePartials, open, parseQueryFile, parseQueryText, renderPlot, TetIoError, TetQueryError, validateQuery,
+  type DatasetMetadata, type QueryDocument, type QueryResponse,
 } from '../index';
 import { appendHistory, readHistory } from './history';
 import { defaultPreviewFor, formatQueryResponse, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from './format';
@@ -34,6 +34,24 @@ interface QueryCliOptions {
   history: boolean;
   shard?: [number, number];
   partialOut?: string;
+  plot?: string;
+}
+
+/** --plot FILE: the picture's format from the file name (.svg or .png). */
+function plotPath(value: string): string {
+  if (!/\.(svg|png)$/i.test(value)) throw new InvalidArgumentError(`expected a .svg or .png file name, found ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** Writes the picture of an executed response (lib/plot) to `path`; the format follows the extension. */
+async function writePlot(resp: QueryResponse, path: string, metadata?: DatasetMetadata): Promise<void> {
+  const png = /\.png$/i.test(path);
+  const picture = png ? await renderPlot(resp, { format: 'png', metadata }) : await renderPlot(resp, { format: 'svg', metadata });
+  try {
+    writeFileSync(path, picture);
+  } catch (e) {
+    throw new TetIoError('TET_IO_WRITE', `cannot write the picture to ${path}: ${(e as Error).message}`);
+  }
 }
 
 function shardSpec(value: string): [number, number] {
@@ -79,16 +97,18 @@ function reportUnmatched(resp: QueryResponse): void {
 }
 
 async function queryFile(doc: QueryDocument, tet: string, o: {
-  execute: boolean; format: QueryOutputFormat; preview?: number; spillAllow: string[]; device?: string;
+  execute: boolean; format: QueryOutputFormat; preview?: number; spillAllow: string[]; device?: string; plot?: string;
 }): Promise<QueryResponse> {
   const file = await open(tet);
   try {
-    return await file.query(doc, {
+    const resp = await file.query(doc, {
       execute: o.execute,
       preview: o.preview ?? defaultPreviewFor(o.format),
       spillAllow: o.spillAllow,
       ...(o.device ? { device: o.device } : {}),
     });
+    if (o.plot && resp.status === 'executed') await writePlot(resp, o.plot, file.metadata.datasets?.[doc.dataset]);
+    return resp;
   } finally {
     file.close();
   }
@@ -114,11 +134,13 @@ export function registerQueryCommands(program: Command): void {
     .option('--device <device>', 'cpu, auto, metal, cuda[:N|:multi], rocm[:N|:multi] (needs -x)')
     .option('--no-history', 'do not record this query in the query history')
     .option('--shard <i/n>', 'run only shard I (0-based) of N of the query (needs -x and --partial-out)', shardSpec)
+    .option('--plot <file>', 'also draw the result as a picture: FILE.svg or FILE.png (needs -x)', plotPath)
     .option('--partial-out <file>', 'write the shard\'s partial state here (merge the shards with `tet merge`)')
     .action(async (queryArg: string | undefined, opts: QueryCliOptions, cmd: Command) => {
       const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
       if (opts.execute && !opts.tet) cmd.error('error: -x/--execute needs -t/--tet FILE', { exitCode: 2 });
       if (opts.device && !opts.execute) cmd.error('error: --device needs -x/--execute', { exitCode: 2 });
+      if (opts.plot && (!opts.execute || opts.shard)) cmd.error('error: --plot needs -x/--execute and no --shard', { exitCode: 2 });
       if ((opts.shard !== undefined) !== (opts.partialOut !== undefined)) {
         cmd.error('error: --shard and --partial-out go together', { exitCode: 2 });
       }
@@ -149,7 +171,7 @@ export function registerQueryCommands(program: Command): void {
       }
       const resp = await queryFile(doc, opts.tet, {
         execute: !!opts.execute, format, preview: opts.preview ?? opts.previewF32,
-        spillAllow: opts.spillAllow, device: opts.device,
+        spillAllow: opts.spillAllow, device: opts.device, plot: opts.plot,
       });
       print(resp, format);
       reportUnmatched(resp);

@@ -11,7 +11,7 @@ import * as api from '../../lib/index';
 const PUBLIC_NAMES = [
   'DTYPE_BY_TAG', 'DTYPE_SIZE', 'DTYPE_TAG', 'ERROR_CODES', 'QUERY_LIMITS', 'QUICK_DECODE_CHUNKS', 'REPAIR_CODES',
   'TetBudgetError', 'TetCancelledError', 'TetConvertError', 'TetDeviceError', 'TetError', 'TetFile', 'TetFormatError', 'TetIoError',
-  'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'exportZarr', 'f32Text', 'hostInfo', 'isTetError', 'mergePartials', 'open', 'openSync',
+  'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'exportZarr', 'f32Text', 'plotSpec', 'renderPlot', 'hostInfo', 'isTetError', 'mergePartials', 'open', 'openSync',
   'parseQueryFile', 'parseQueryText', 'planQuery', 'queryJsonSchema', 'repair', 'runQuery', 'toJsonText', 'validateQuery',
   'verify',
 ].sort();
@@ -82,10 +82,10 @@ describe('error codes', () => {
 
 describe('the SDK bundle loads no CLI dependency', () => {
   const cjs = join(root, 'dist', 'index.cjs');
-  it.skipIf(!existsSync(cjs))("require('tetration') (dist/index.cjs) pulls in neither commander, cli-table3 nor cli-progress", async () => {
+  it.skipIf(!existsSync(cjs))("require('tetration') (dist/index.cjs) pulls in neither commander, cli-table3, cli-progress, nor the plotting libraries (vega, sharp)", async () => {
     const { spawnSync } = await import('node:child_process');
     const script = `require(${JSON.stringify(cjs)});
-const loaded = Object.keys(require.cache).filter((k) => /node_modules[\\\\/](commander|cli-table3|cli-progress)[\\\\/]/.test(k));
+const loaded = Object.keys(require.cache).filter((k) => /node_modules[\\\\/](commander|cli-table3|cli-progress|vega[a-z-]*|sharp|@img)[\\\\/]/.test(k));
 console.log(JSON.stringify(loaded));`;
     const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);

@@ -16,6 +16,7 @@ const FORBIDDEN: Record<string, string[]> = {
   'plan/': ['response/', 'run/', 'cli/', 'binding.ts', 'engine.ts', 'file.ts', 'index.ts'],
   'response/': ['run/', 'cli/', 'binding.ts', 'engine.ts', 'file.ts', 'index.ts'],
   'run/': ['cli/', 'index.ts'],
+  'plot/': ['run/', 'cli/', 'binding.ts', 'engine.ts', 'file.ts', 'index.ts'],
 };
 
 const STATEMENT = /^[ \t]*(?:import|export)\s+(type\s+)?([^;'"]*?)\s*from\s*['"]([^'"]+)['"]|^[ \t]*import\s*['"]([^'"]+)['"]/gm;
