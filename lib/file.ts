@@ -5,7 +5,7 @@ import { runNative } from './engine';
 import { TetCancelledError, TetError, TetQueryError, toTetError } from './errors';
 import type { NativeCatalog, NativeFileHandle } from './native';
 import { encodePlan } from './plan/encode';
-import { allocateOutput, checkOutput, readOutputSpec } from './plan/output';
+import { allocateOutput, checkOutput, float16ArrayCtor, readOutputSpec } from './plan/output';
 import { resolveSelection } from './plan/selection';
 import { planQuery, runQuery, runQueryPartial } from './run';
 import type { QueryPartialOptions } from './run';
@@ -21,7 +21,7 @@ export interface OpenOptions {
 }
 
 export interface ReadResult<A extends TetTypedArray = TetTypedArray> {
-  /** Row-major values of the selection; f16 widens to Float32Array, i64/u64 are BigInt arrays. */
+  /** Row-major values of the selection; f16 widens to Float32Array (Float16Array with `{ f16: 'float16' }`), i64/u64 are BigInt arrays. */
   data: A;
   /** Number of selected positions per axis. */
   shape: number[];
@@ -30,6 +30,13 @@ export interface ReadResult<A extends TetTypedArray = TetTypedArray> {
 export interface ReadOptions {
   /** Aborting rejects the read with TetCancelledError (checked between tiles). */
   signal?: AbortSignal;
+  /**
+   * f16 datasets: `'float32'` (default) widens every value to a Float32Array; `'float16'` returns
+   * the stored binary16 values, bit for bit, in a Float16Array (half the memory). Needs a runtime
+   * with Float16Array (Node 24+); elsewhere it is a TetQueryError TET_QUERY_UNSUPPORTED. Other
+   * dtypes ignore it.
+   */
+  f16?: 'float32' | 'float16';
 }
 
 /** Raw footer facts, for `tet info` / `tet verify`. */
@@ -136,18 +143,29 @@ export class TetFile implements QueryTarget {
     if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', `read of ${JSON.stringify(name)} was cancelled`);
     const box = resolveSelection(selection ?? null, ds.shape, this.metadata.datasets?.[name]);
     // The result is one caller-owned typed array: refuse what JS cannot hold before allocating.
-    const spec = readOutputSpec(ds.dtype, box.elementCount);
+    if (opts.f16 !== undefined && opts.f16 !== 'float32' && opts.f16 !== 'float16') {
+      throw new TetQueryError('TET_QUERY_INVALID', `read option f16 must be 'float32' or 'float16', found ${JSON.stringify(opts.f16)}`);
+    }
+    const float16 = opts.f16 === 'float16' && ds.dtype === 'f16';
+    const F16 = float16ArrayCtor();
+    if (float16 && !F16) {
+      throw new TetQueryError('TET_QUERY_UNSUPPORTED',
+        `read option f16: 'float16' needs Float16Array, which Node ${process.versions.node} does not have (Node 24+ does); read as 'float32'`);
+    }
+    const spec = readOutputSpec(ds.dtype, box.elementCount, float16);
     checkOutput(spec, `read of ${name}`);
     const plan = encodePlan({
       datasetId: ds.id, start: box.axes.map((r) => r.start), step: box.axes.map((r) => r.step), count: box.shape,
       ...(box.indexed ? { indices: box.axes.map((r) => r.indices ?? null) } : {}),
       op: 'none', reduceAxes: [], strategy: 'capped_in_memory', ioMode: 'parallel_chunks',
       previewMax: box.elementCount,
+      ...(float16 ? { f16Raw: true } : {}),
     });
     const handle = this.native;
     const output = allocateOutput(spec, `read of ${name}`);
     // Native pool threads write the selection straight into `output`; it resolves with it.
     const data = await runNative(opts.signal, (token) => binding().execute(handle, plan, token, output));
+    if (float16 && F16) return { data: new F16(output.buffer, output.byteOffset, output.length), shape: box.shape };
     return { data, shape: box.shape };
   }
 

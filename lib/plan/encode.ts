@@ -37,6 +37,8 @@ export interface CompiledPlan {
   ioMode: IoModeName;
   threads?: number;
   previewMax: number;
+  /** OUTPUT flag: an f16 read keeps the stored binary16 bits (into a Uint16Array; lib/ views it as Float16Array). */
+  f16Raw?: boolean;
   spillPath?: string;
   tempDir?: string;
   /** SHARD: the unit range [begin, end) of `of` units (default: the whole plan). */
@@ -104,7 +106,7 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
   let mask = 0;
   for (const a of p.reduceAxes) mask |= 1 << a;
   section(SECTION.output, sizes[2]);
-  u32(mask >>> 0); u32(0); u64(p.previewMax);
+  u32(mask >>> 0); u32(p.f16Raw ? 1 : 0); u64(p.previewMax);
   section(SECTION.exec, sizes[3]);
   u32(STRATEGY_CODE[p.strategy]); u32(IO_MODE_CODE[p.ioMode]); u32(p.threads ?? 0);
   u32(spill.length); u32(temp.length); u32(0);

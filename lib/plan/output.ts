@@ -17,12 +17,23 @@ const OUTPUT_CTOR: Readonly<Record<DTypeName, TypedArrayCtor>> = {
 export interface OutputSpec {
   dtype: DTypeName;       // the dataset's dtype
   length: number;         // elements
-  elementBytes: number;   // of the output type (f16 → 4)
+  elementBytes: number;   // of the output type (f16 → 4, or 2 as float16)
   bytes: number;
+  /** f16 read as the stored binary16 bits, returned as a Float16Array (runtimes that have it). */
+  float16?: boolean;
 }
 
-/** The single output of a read (materialize without a reduction) of `elementCount` elements. */
-export function readOutputSpec(dtype: DTypeName, elementCount: number): OutputSpec {
+/** Float16Array where the runtime has it (Node 24+), else undefined. */
+export function float16ArrayCtor(): (new (buffer: ArrayBufferLike, offset?: number, length?: number) => TetTypedArray) | undefined {
+  return (globalThis as { Float16Array?: new (b: ArrayBufferLike, o?: number, l?: number) => TetTypedArray }).Float16Array;
+}
+
+/**
+ * The single output of a read (materialize without a reduction) of `elementCount` elements;
+ * `float16` (f16 datasets only) keeps the stored bits in a Float16Array instead of widening to f32.
+ */
+export function readOutputSpec(dtype: DTypeName, elementCount: number, float16 = false): OutputSpec {
+  if (float16 && dtype === 'f16') return { dtype, length: elementCount, elementBytes: 2, bytes: elementCount * 2, float16: true };
   const elementBytes = (OUTPUT_CTOR[dtype] as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
   return { dtype, length: elementCount, elementBytes, bytes: elementCount * elementBytes };
 }
@@ -42,7 +53,8 @@ export function checkOutput(spec: OutputSpec, what: string): void {
 export function allocateOutput(spec: OutputSpec, what: string): TetTypedArray {
   checkOutput(spec, what);
   try {
-    return new OUTPUT_CTOR[spec.dtype](spec.length);
+    // float16: native writes the bits into a Uint16Array; TetFile.read views its buffer as Float16Array.
+    return spec.float16 ? new Uint16Array(spec.length) : new OUTPUT_CTOR[spec.dtype](spec.length);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     throw new TetBudgetError('TET_BUDGET_EXCEEDED', `${what}: cannot allocate ${spec.bytes} bytes for ${spec.length} ` +

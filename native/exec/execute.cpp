@@ -443,6 +443,8 @@ QueryResult execute(const ChunkSource& source, const QueryPlan& plan, const Exec
                                  std::to_string(cat.datasets.size()) + " datasets)");
   const DatasetInfo& d = cat.datasets[plan.dataset_id];
   if (plan.ndim != d.ndim) fail("TET_PLAN_INVALID", "plan ndim " + std::to_string(plan.ndim) + " != dataset rank " + std::to_string(d.ndim));
+  if (plan.f16_raw && (d.dtype != DType::F16 || plan.op != Op::None || !ctx.has_output || plan.strategy == Strategy::MmapSpill))
+    fail("TET_PLAN_INVALID", "OUTPUT flag f16-as-bits needs a read of an f16 dataset into a caller-owned output (no reduction, no spill)");
   const exec::Selection sel(d, plan);
   QueryResult res;
   res.stats.strategy = plan.strategy;
@@ -453,7 +455,12 @@ QueryResult execute(const ChunkSource& source, const QueryPlan& plan, const Exec
     switch (d.dtype) {
       case DType::F32: ex.run<float, float>(); break;
       case DType::F64: ex.run<double, double>(); break;
-      case DType::F16: ex.run<uint16_t, float>(); break;
+      case DType::F16:
+        // f16_raw (a read into a caller-owned Uint16Array, viewed as Float16Array by lib/): the
+        // stored binary16 bits are copied as they are; it carries no reduction (checked above).
+        if (plan.f16_raw) ex.run<uint16_t, uint16_t>();
+        else ex.run<uint16_t, float>();
+        break;
       case DType::U8: ex.run<uint8_t, uint8_t>(); break;
       case DType::U16: ex.run<uint16_t, uint16_t>(); break;
       case DType::I16: ex.run<int16_t, int16_t>(); break;

@@ -219,9 +219,14 @@ void build_lookup(Catalog& cat, const std::vector<uint64_t>& per_dataset) {
       uint64_t missing = rows.size();  // first linear index absent from the sorted, unique list
       for (size_t k = 0; k < rows.size(); ++k)
         if (rows[k].first != k) { missing = k; break; }
+      const auto coords = chunk_coords_of(ds, missing);
+      ErrorDetail where;
+      where.dataset = ds.name;
+      where.chunk.emplace(coords.begin(), coords.begin() + ds.ndim);
       fail("TET_INDEX_MISSING_CHUNK", "dataset '" + ds.name + "': " + u64s(rows.size()) +
                                           " chunk entries for a grid of " + u64s(ds.chunk_count) + " (missing e.g. " +
-                                          coords_text(chunk_coords_of(ds, missing), ds.ndim) + ")");
+                                          coords_text(coords, ds.ndim) + ")",
+           std::move(where));
     }
     ds.chunk_to_entry.resize(rows.size());
     for (size_t k = 0; k < rows.size(); ++k) ds.chunk_to_entry[k] = rows[k].second;

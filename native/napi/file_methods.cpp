@@ -81,7 +81,8 @@ class ExecuteWorker : public DetachedWorker {
     ExecContext ctx;
     ctx.cancel = registration_.flag();
     if (output_.ref != nullptr) {
-      if (output_.type != PreviewTypeOf(dtype_).type)
+      const napi_typedarray_type want = dtype_ == DType::F16 && plan.f16_raw ? napi_uint16_array : PreviewTypeOf(dtype_).type;
+      if (output_.type != want)
         fail(kBadArgument, std::string("output is the wrong typed array for a ") + dtype_name(dtype_) + " dataset");
       ctx.has_output = true;
       ctx.output = output_.data;

@@ -306,7 +306,9 @@ void read_agg(QueryPlan& p, Reader& r) {
 
 void read_output(QueryPlan& p, Reader& r) {
   p.reduce_mask = r.u32("reduce_mask");
-  r.zero32("OUTPUT reserved");
+  const uint32_t flags = r.u32("OUTPUT flags");
+  if (flags & ~1u) invalid("OUTPUT: flags must be 0 or 1 (f16 as stored bits); found " + str(flags));
+  p.f16_raw = flags & 1u;
   p.preview_max = r.u64("preview_max");
 }
 
@@ -488,7 +490,7 @@ std::vector<uint8_t> encode_plan(const QueryPlan& p) {
   }
   w.end_section(s);
   s = w.begin_section(SectionTag::Output);
-  w.u32(p.reduce_mask), w.u32(0), w.u64(p.preview_max);
+  w.u32(p.reduce_mask), w.u32(p.f16_raw ? 1u : 0u), w.u64(p.preview_max);
   w.end_section(s);
   s = w.begin_section(SectionTag::Exec);
   w.u32(uint32_t(p.strategy)), w.u32(uint32_t(p.io_mode)), w.u32(p.threads);

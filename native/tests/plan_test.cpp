@@ -404,3 +404,19 @@ TEST_CASE("v2 index / run list validation") {
 }
 
 TEST_MAIN()
+
+TEST_CASE("v2 OUTPUT flags: bit 0 (f16 as stored bits) round trips; other bits are invalid") {
+  QueryPlan p = base();
+  p.op = Op::None, p.reduce_mask = 0, p.preview_max = 60, p.strategy = Strategy::CappedInMemory;
+  p.f16_raw = true;
+  const Catalog& c = source().catalog();
+  auto w = encode_plan(p);
+  const size_t out = section_at(w, 3);
+  CHECK(out != 0 && get32(w, out + 12) == 1);  // [tag, length] then reduce_mask, flags
+  CHECK(decode_plan(w.data(), w.size(), c).f16_raw);
+  p.f16_raw = false;
+  auto w0 = encode_plan(p);
+  CHECK(!decode_plan(w0.data(), w0.size(), c).f16_raw);
+  put32(w, out + 12, 3);
+  EXPECT_CODE(decode_plan(w.data(), w.size(), c), "TET_PLAN_INVALID");
+}

@@ -145,6 +145,12 @@ describe('err.detail', () => {
     expect((err as api.TetError).code).toBe('TET_INDEX_CHUNK_OUT_OF_GRID');
     expect((err as api.TetError).detail).toEqual({ dataset: 'a', chunk: [5, 1] });
   });
+  it.skipIf(!existsSync(fixtures))('a chunk missing from the index fails open naming it in detail', async () => {
+    // conformance manifest: "index lists 3 of the 4 tiles (tile (1,0) missing)"
+    const err = await api.open(join(fixtures, 'm_missing_chunk.tet')).then(() => undefined, (e: unknown) => e);
+    expect(api.isTetError(err, 'TET_INDEX_MISSING_CHUNK')).toBe(true);
+    expect((err as api.TetError).detail).toEqual({ dataset: 'a', chunk: [1, 0] });
+  });
   it.skipIf(!existsSync(fixtures))('errors not about a chunk carry no detail', async () => {
     const err = await api.open(join(fixtures, 'm_bad_magic.tet')).then(() => undefined, (e: unknown) => e);
     expect((err as api.TetError).code).toBe('TET_FORMAT_BAD_MAGIC');

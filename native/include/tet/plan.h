@@ -13,7 +13,7 @@
 //   2 AGG     u32 n (0 = none: preview / spill; this build runs at most 1), u32 0, then n x 48 bytes:
 //               u32 op (1..25), u32 flags (bit0 hist_range, bit1 has_fill), u32 bins, u32 obs_axis,
 //               f64 q, f64 hist_min, f64 hist_max, f64 fill
-//   3 OUTPUT  u32 reduce_mask, u32 0, u64 preview_max
+//   3 OUTPUT  u32 reduce_mask, u32 flags (bit 0: f16 as stored binary16 bits), u64 preview_max
 //   4 EXEC    u32 strategy, u32 io_mode, u32 threads, u32 spill_path_len, u32 temp_dir_len, u32 0,
 //             spill_path bytes, temp_dir bytes
 //   5 SHARD   u64 begin, u64 end, u64 of: the unit range [begin, end) of `of` units (default whole)
@@ -106,6 +106,7 @@ struct QueryPlan {
   IoMode io_mode = IoMode::ParallelChunks;
   uint32_t threads = 0;        // 0 = all cores of the pool
   uint64_t preview_max = 0;    // elements of the row-major preview to return
+  bool f16_raw = false;        // OUTPUT flag 1: an f16 read/preview keeps the stored binary16 bits (u16), not f32
   std::string spill_path;      // MmapSpill target (already allow-listed by lib/)
   std::string temp_dir;        // TempSpillMaterialize directory (already allow-listed)
   ShardRange shard;            // SHARD (carried; executing shards is not this build's job)
