@@ -32,6 +32,10 @@ export interface TetErrorOptions {
   detail?: TetErrorDetail;
 }
 
+/**
+ * Every failure of the SDK: a stable `code` (see {@link ERROR_CODES}), a message saying what was
+ * expected and what was found, and `detail` (where, as data) when known.
+ */
 export class TetError extends Error {
   readonly code: string;
   /** Structured context (dataset, chunk, shard, ...) when the raiser knows it. */

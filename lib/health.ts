@@ -49,6 +49,11 @@ export interface RepairResult {
 /** Chunks decoded by a quick (non-deep) verify. */
 export const QUICK_DECODE_CHUNKS = 128;
 
+/**
+ * Checks a file (what `tet verify` prints): structure, bounds, decode of the first
+ * {@link QUICK_DECODE_CHUNKS} tiles (all with `deep`), tensor-bytes cross-check and footer, as
+ * findings with recommendation codes. Damage is reported as findings (`ok: false`), not thrown.
+ */
 export async function verify(path: string, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const deep = opts.deep ?? false;
   const report: VerifyReport = {

@@ -37,8 +37,15 @@ export interface HistogramParams extends AxisParams { bins: number; min?: number
 
 /** Reductions written as a bare axis spec, and with op-specific parameters (native/fold/ops.def). */
 export { SIMPLE_OPS, PARAM_OPS };
+/**
+ * A reduction written as a bare axis spec: `sum`, `mean`, `min`, `max`, `count`, `var`, `std`,
+ * `product`, `norm_l1`, `norm_l2`, `all_finite`, `any_nan`, `any_inf`, `arg_min`, `arg_max`,
+ * `nan_count`, `inf_count`, `nan_mean`, `nan_std`, `median`.
+ */
 export type SimpleOpName = (typeof SIMPLE_OPS)[number];
+/** A reduction written with op-specific parameters: `null_count`, `quantile`, `histogram`, `covariance`, `correlation`. */
 export type ParamOpName = (typeof PARAM_OPS)[number];
+/** Any reduction key of a query document. */
 export type ReductionName = SimpleOpName | ParamOpName;
 export const REDUCTION_KEYS: readonly ReductionName[] = [...SIMPLE_OPS, ...PARAM_OPS];
 
