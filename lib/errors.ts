@@ -6,6 +6,7 @@ import { ERROR_CODES, ERROR_CODE_INFO, type ErrorCode, type ErrorCodeClass } fro
 
 /** Every stable code tetration raises (generated from native/include/tet/error_codes.def). */
 export { ERROR_CODES };
+/** A code listed in {@link ERROR_CODES}. */
 export type KnownErrorCode = ErrorCode;
 
 /**

@@ -12,6 +12,7 @@ import { PARTIAL_FIELD } from '../ops.generated';
 import type { QueryResponse } from '../response/types';
 import type { DatasetMetadata } from '../types';
 
+/** Options of {@link renderPlot} / {@link plotSpec}. */
 export interface PlotOptions {
   /** 'svg' (default) or 'png'. */
   format?: 'svg' | 'png';
@@ -33,6 +34,7 @@ const PADDING_NO_LEGEND = { ...PADDING, right: 32 } as const;
 /** Pixels around the plot area. */
 export type PlotPadding = { left: number; top: number; right: number; bottom: number };
 
+/** What {@link plotSpec} returns: the Vega specification and the picture's fixed geometry. */
 export interface PlotSpec {
   kind: 'histogram' | 'line' | 'heatmap';
   /** The Vega specification. */
