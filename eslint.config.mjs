@@ -30,6 +30,7 @@ export default tseslint.config(
       'bench/data/',
       'bench/.scratch/',
       '.tmp/',
+      'docs/api/',
     ],
   },
   {

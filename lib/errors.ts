@@ -6,6 +6,7 @@ import { ERROR_CODES, ERROR_CODE_INFO, type ErrorCode, type ErrorCodeClass } fro
 
 /** Every stable code tetration raises (generated from native/include/tet/error_codes.def). */
 export { ERROR_CODES };
+/** A code listed in {@link ERROR_CODES}. */
 export type KnownErrorCode = ErrorCode;
 
 /**
@@ -32,6 +33,10 @@ export interface TetErrorOptions {
   detail?: TetErrorDetail;
 }
 
+/**
+ * Every failure of the SDK: a stable `code` (see {@link ERROR_CODES}), a message saying what was
+ * expected and what was found, and `detail` (where, as data) when known.
+ */
 export class TetError extends Error {
   readonly code: string;
   /** Structured context (dataset, chunk, shard, ...) when the raiser knows it. */

@@ -15,11 +15,13 @@ import {
   type HistoryRow, type QueryTarget, type TetTypedArray,
 } from './types';
 
+/** Options of {@link open} / {@link openSync}. */
 export interface OpenOptions {
   /** Reject a corrupt history footer (default true). `tet repair` opens with false. */
   verifyFooter?: boolean;
 }
 
+/** What {@link TetFile.read} returns. */
 export interface ReadResult<A extends TetTypedArray = TetTypedArray> {
   /** Row-major values of the selection; f16 widens to Float32Array (Float16Array with `{ f16: 'float16' }`), i64/u64 are BigInt arrays. */
   data: A;
@@ -27,6 +29,7 @@ export interface ReadResult<A extends TetTypedArray = TetTypedArray> {
   shape: number[];
 }
 
+/** Options of {@link TetFile.read}. */
 export interface ReadOptions {
   /** Aborting rejects the read with TetCancelledError (checked between tiles). */
   signal?: AbortSignal;
@@ -48,6 +51,7 @@ export interface FooterInfo {
   historyJson: string;
 }
 
+/** Where the file's structures lie (header flags, chunk index, footer), for `tet info` / `tet verify`. */
 export interface FileLayout {
   fileLen: number;
   flags: number;
@@ -59,6 +63,11 @@ export interface FileLayout {
 type QueryInput = Parameters<typeof runQuery>[1];
 type QueryOptions = Parameters<typeof runQuery>[2];
 
+/**
+ * Opens a `.tet` file off the JS thread: maps it, checks the whole catalog (bounds, overflow,
+ * duplicates) and, unless `verifyFooter: false`, the history footer. Rejects with a
+ * {@link TetFormatError} or {@link TetIoError} naming what is wrong.
+ */
 export async function open(path: string, opts: OpenOptions = {}): Promise<TetFile> {
   let handle: NativeFileHandle;
   try {
@@ -69,6 +78,7 @@ export async function open(path: string, opts: OpenOptions = {}): Promise<TetFil
   return new TetFile(path, handle);
 }
 
+/** {@link open} on the calling thread. */
 export function openSync(path: string, opts: OpenOptions = {}): TetFile {
   let handle: NativeFileHandle;
   try {
@@ -79,6 +89,10 @@ export function openSync(path: string, opts: OpenOptions = {}): TetFile {
   return new TetFile(path, handle);
 }
 
+/**
+ * An open `.tet` file: its datasets, footer metadata and history, element reads and queries.
+ * Get one from {@link open} or {@link openSync}; {@link TetFile.close} when done.
+ */
 export class TetFile implements QueryTarget {
   readonly path: string;
   readonly datasets: readonly DatasetInfo[];
@@ -90,7 +104,10 @@ export class TetFile implements QueryTarget {
   readonly layout: FileLayout;
   private handle: NativeFileHandle | null;
 
-  /** Use open() / openSync(). */
+  /**
+   * Use open() / openSync().
+   * @internal
+   */
   constructor(path: string, handle: NativeFileHandle) {
     this.path = path;
     this.handle = handle;
@@ -113,7 +130,10 @@ export class TetFile implements QueryTarget {
     };
   }
 
-  /** The native handle (lib/native.ts); throws TET_IO_CLOSED after close(). */
+  /**
+   * The native handle (lib/native.ts); throws TET_IO_CLOSED after close().
+   * @internal
+   */
   get native(): NativeFileHandle {
     if (!this.handle) throw new TetError('TET_IO_CLOSED', `${this.path} is closed`);
     return this.handle;

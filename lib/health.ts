@@ -6,8 +6,10 @@ import { TetQueryError, toTetError } from './errors';
 import { open, type TetFile } from './file';
 import { DTYPE_SIZE } from './types';
 
+/** Severity of a {@link VerifyFinding}: errors make `ok` false. */
 export type Severity = 'error' | 'warning';
 
+/** One problem found by {@link verify}. */
 export interface VerifyFinding {
   severity: Severity;
   /** TET_* error code. */
@@ -17,11 +19,13 @@ export interface VerifyFinding {
   message: string;
 }
 
+/** Options of {@link verify}. */
 export interface VerifyOptions {
   /** Decode every chunk instead of the first QUICK_DECODE_CHUNKS. */
   deep?: boolean;
 }
 
+/** What {@link verify} returns (and `tet verify --json` prints). */
 export interface VerifyReport {
   path: string;
   /** No error-severity findings. */
@@ -36,9 +40,12 @@ export interface VerifyReport {
   findings: VerifyFinding[];
 }
 
+/** A fix {@link repair} can apply. */
 export type RepairCode = 'footer_invalid';
+/** Every {@link RepairCode}. */
 export const REPAIR_CODES: readonly RepairCode[] = ['footer_invalid'];
 
+/** What {@link repair} returns. */
 export interface RepairResult {
   path: string;
   applied: RepairCode;
@@ -49,6 +56,11 @@ export interface RepairResult {
 /** Chunks decoded by a quick (non-deep) verify. */
 export const QUICK_DECODE_CHUNKS = 128;
 
+/**
+ * Checks a file (what `tet verify` prints): structure, bounds, decode of the first
+ * {@link QUICK_DECODE_CHUNKS} tiles (all with `deep`), tensor-bytes cross-check and footer, as
+ * findings with recommendation codes. Damage is reported as findings (`ok: false`), not thrown.
+ */
 export async function verify(path: string, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const deep = opts.deep ?? false;
   const report: VerifyReport = {

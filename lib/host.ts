@@ -2,6 +2,7 @@
 import { binding } from './binding';
 import type { HostInfo } from './types';
 
+/** Cores, RAM (total and available), the SIMD level the folds use, and the addon's build flags. */
 export function hostInfo(): HostInfo {
   return binding().hostInfo();
 }

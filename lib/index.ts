@@ -11,21 +11,31 @@ export {
   TetConvertError, ERROR_CODES, isTetError,
 } from './errors';
 export type { KnownErrorCode, TetErrorDetail, TetErrorOptions, TetErrorWithCode } from './errors';
+export type { ErrorCode } from './error-codes.generated';
 export { hostInfo } from './host';
 export { DTYPE_BY_TAG, DTYPE_TAG, DTYPE_SIZE } from './types';
 export type * from './types';
 
 // Queries (lib/query: documents; lib/run: running them; lib/response: what they return)
 export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, QUERY_LIMITS } from './query';
-export type { QueryDocument, QueryFormat, SelectionAxisWire } from './query';
+export type {
+  QueryDocument, QueryFormat, SelectionAxisWire, AxisSpec, AxisToken, AxisParams, ExecutionHints,
+  NullCountParams, QuantileParams, HistogramParams, ReductionName,
+} from './query';
+export type { SimpleOpName, ParamOpName } from './query/document';
 export { runQuery, planQuery, mergePartials } from './run';
 export type { RunQueryOptions, QueryPartialOptions, MergePartialsOptions } from './run';
 export { toJsonText, f32Text } from './response/json';
-export type { QueryResponse, ExecutionSection } from './response';
+export type {
+  QueryResponse, ExecutionSection, QueryStatus, CatalogSection, ReadPlan, ReadPlanAxis, ReadPlanChunk,
+  ChunkTouchPolicy, ScalarValue, IntegerList, PartialValues,
+} from './response';
+export type { IoRegime } from './plan/strategy';
+export type { BudgetSource } from './plan/budget';
 
 // Pictures of results (lib/plot)
 export { renderPlot, plotSpec } from './plot';
-export type { PlotOptions, PlotSpec } from './plot';
+export type { PlotOptions, PlotSpec, PlotPadding } from './plot';
 
 // Conversion and export (lib/convert, lib/export)
 export { convert, detectSource } from './convert';

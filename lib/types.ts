@@ -1,14 +1,17 @@
 // Public data types of the SDK (no runtime code). Shared by every lib/ module.
 
+/** The element types of layout v1. */
 export type DTypeName = 'f32' | 'f64' | 'i32' | 'i64' | 'u8' | 'u16' | 'i16' | 'u32' | 'f16' | 'u64';
 
 /** Wire tags of layout v1, index = tag. */
 export const DTYPE_BY_TAG: readonly (DTypeName | undefined)[] = [
   undefined, 'f32', 'f64', 'i32', 'i64', 'u8', 'u16', 'i16', 'u32', 'f16', 'u64',
 ];
+/** Wire tag of each dtype (the inverse of {@link DTYPE_BY_TAG}). */
 export const DTYPE_TAG: Readonly<Record<DTypeName, number>> = {
   f32: 1, f64: 2, i32: 3, i64: 4, u8: 5, u16: 6, i16: 7, u32: 8, f16: 9, u64: 10,
 };
+/** Bytes per element of each dtype. */
 export const DTYPE_SIZE: Readonly<Record<DTypeName, number>> = {
   f32: 4, f64: 8, i32: 4, i64: 8, u8: 1, u16: 2, i16: 2, u32: 4, f16: 2, u64: 8,
 };
@@ -18,11 +21,14 @@ export type TypedArrayFor<D extends DTypeName> = D extends 'f32' | 'f16' ? Float
   : D extends 'f64' ? Float64Array : D extends 'i32' ? Int32Array : D extends 'i64' ? BigInt64Array
   : D extends 'u8' ? Uint8Array : D extends 'u16' ? Uint16Array : D extends 'i16' ? Int16Array
   : D extends 'u32' ? Uint32Array : BigUint64Array;
+/** Any typed array the SDK reads into or writes from. */
 export type TetTypedArray = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array
   | Uint16Array | Int16Array | Uint32Array | BigUint64Array;
 
+/** Tile codecs of layout v1. */
 export type CodecName = 'raw' | 'zstd';
 
+/** A dataset of an open file ({@link TetFile.datasets}): dtype, shape, chunk grid, codec mix, sizes. */
 export interface DatasetInfo {
   name: string;
   id: number;
@@ -44,6 +50,7 @@ export interface FileExecution {
   memory_budget_bytes: number;
 }
 
+/** A row of the file's history footer (what produced the file, when, from what). */
 export interface HistoryRow {
   op: string;
   source: string;
@@ -52,8 +59,10 @@ export interface HistoryRow {
   params?: Record<string, unknown>;
 }
 
+/** Coordinate labels of one axis, one per position. */
 export interface CoordLabels { labels: (string | number)[] }
 
+/** Footer metadata of one dataset: dimension names, coordinate labels, attributes. */
 export interface DatasetMetadata {
   dim_names?: string[];
   /** Keyed by dimension name or decimal axis index. */
@@ -61,6 +70,7 @@ export interface DatasetMetadata {
   attrs?: Record<string, unknown>;
 }
 
+/** Footer metadata of a file: per-dataset metadata plus file-level keys (`attrs`, `group_attrs`, `empty_datasets`, ...). */
 export interface FileMetadata {
   datasets?: Record<string, DatasetMetadata>;
   [key: string]: unknown;
@@ -77,6 +87,7 @@ export interface AxisSelection {
   step?: number | null;
 }
 
+/** What {@link hostInfo} returns. `simd` is the fold kernels' ISA (scalar, avx2, avx512, neon). */
 export interface HostInfo {
   cores: number;
   totalRamBytes: number;

@@ -12,8 +12,10 @@ import {
   type HistoryRow, type TetTypedArray,
 } from './types';
 
+/** Tile codec: raw, zstd, or auto (zstd only where it is smaller). */
 export type WriteCodec = 'raw' | 'zstd' | 'auto';
 
+/** A dataset declared with {@link TetWriter.addDataset}. */
 export interface DatasetSpec {
   name: string;
   dtype: DTypeName;
@@ -28,6 +30,7 @@ export interface DatasetSpec {
   data?: TetTypedArray;
 }
 
+/** Options of {@link TetWriter.create}. */
 export interface WriterOptions {
   /** TIDX execution settings stored in the file (0 = engine default). */
   execution?: Partial<FileExecution>;
@@ -39,6 +42,7 @@ export interface WriterOptions {
   ordered?: boolean;
 }
 
+/** A history row added with {@link TetWriter.addHistory}. */
 export interface HistoryInput {
   op: string;
   source: string;
@@ -68,6 +72,11 @@ function writeError(message: string): TetIoError {
   return new TetIoError('TET_WRITE_ARGUMENT', message);
 }
 
+/**
+ * Writes a new `.tet` file: declare datasets, stream their tiles in any order (constant memory),
+ * set metadata and history, then {@link TetWriter.commit} (temp file beside the target, fsync,
+ * rename) or {@link TetWriter.abort} (nothing is left behind).
+ */
 export class TetWriter {
   readonly path: string;
   private readonly handle: NativeWriterHandle;

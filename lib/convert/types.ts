@@ -1,6 +1,7 @@
 // Shared shapes of the convert module: what a source reader exposes and what convert() reports.
 import type { CoordLabels, DTypeName, TetTypedArray } from '../types';
 
+/** A source format {@link detectSource} recognises. */
 export type SourceKind = 'hdf5' | 'netcdf4' | 'netcdf3' | 'zarr3' | 'zarr2';
 
 /** One array of the source, already mapped to a tetration dtype (or marked unsupported). */
@@ -58,8 +59,10 @@ export interface OpenOptions {
   notice?: (message: string) => void;
 }
 
+/** Tile codec of converted datasets (`auto`: zstd where it is smaller). */
 export type CodecOption = 'raw' | 'zstd' | 'auto';
 
+/** Options of {@link convert} (the `tet convert` flags). */
 export interface ConvertOptions {
   /** Dataset names or globs (`*` within a path segment, `**` across segments, `?`). */
   include?: string[];
@@ -82,6 +85,7 @@ export interface ConvertOptions {
   onNotice?: (message: string) => void;
 }
 
+/** A progress event of {@link convert}. */
 export interface ConvertProgress {
   dataset: string;
   chunksDone: number;
@@ -90,6 +94,7 @@ export interface ConvertProgress {
   bytesTotal: number;
 }
 
+/** A dataset written by {@link convert}. */
 export interface ConvertedDataset {
   name: string;
   sourceType: string;
@@ -101,6 +106,7 @@ export interface ConvertedDataset {
   unpacked: boolean;
 }
 
+/** What {@link convert} returns: datasets written, variables skipped (with reasons), notices. */
 export interface ConvertReport {
   source: string;
   kind: SourceKind;

@@ -13,6 +13,7 @@ import { gridCoords } from '../convert/chunking';
 import { storageArray, storageBytes } from '../convert/dtype';
 import { groupPaths, legalizeSegment, NAME_ATTR, zarrNodePaths } from './names';
 
+/** Options of {@link exportZarr} (the `tet export` flags). */
 export interface ExportZarrOptions {
   /** Dataset names to export (default: all). */
   datasets?: string[];
@@ -28,6 +29,7 @@ export interface ExportZarrOptions {
 /** An `empty_datasets` entry of the file metadata (written by `tet convert`). */
 interface EmptyDataset { shape: number[]; dtype?: string; dim_names?: string[]; attrs?: Record<string, unknown> }
 
+/** What {@link exportZarr} returns: the arrays and coordinate arrays written. */
 export interface ExportZarrReport {
   output: string;
   arrays: { name: string; path: string; dtype: DTypeName; shape: number[]; chunkShape: number[] }[];

@@ -7,6 +7,7 @@ import type { FileExecution } from '../types';
 export const DEFAULT_BUDGET_PERCENT_BPS = 2500;
 export const UNKNOWN_HOST_BUDGET_BYTES = 256 * 1024 * 1024;
 
+/** Which setting gave the memory budget (`execution.memory_budget_source`). */
 export type BudgetSource = 'query_bytes' | 'file_bytes' | 'query_percent' | 'file_percent' | 'default_percent'
   | 'unknown_host_fallback';
 

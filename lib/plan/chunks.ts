@@ -44,6 +44,7 @@ export function touchedChunksAlongAxis(range: AxisRange, extent: number, chunk: 
   return out;
 }
 
+/** A touched chunk in `read_plan.chunks`: grid coordinates, origin, tile shape, selected elements. */
 export interface ReadPlanChunk {
   /** Chunk grid coordinates. */
   coords: number[];

@@ -8,6 +8,7 @@ import { MATERIALIZE_OPS } from '../query/document';
 /** Out-of-core when logical bytes exceed this share of available RAM (IN_CORE_IO_HEADROOM_BPS). */
 export const IN_CORE_HEADROOM_BPS = 8500;
 
+/** `out_of_core` when the selection exceeds 85 % of available RAM; `unknown` when RAM cannot be probed. */
 export type IoRegime = 'in_core' | 'out_of_core' | 'unknown';
 
 export function chooseStrategy(op: ReductionName | null, spill: boolean, logicalBytes: number,

@@ -6,8 +6,10 @@ import type { BudgetSource } from './budget';
 import type { ReadPlanChunk } from './chunks';
 import type { IoRegime } from './strategy';
 
+/** How the touched chunks of a selection were found: unit-step box, strided box, or index lists. */
 export type ChunkTouchPolicy = 'dense_half_open_unit_step' | 'strided_half_open' | 'index_list';
 
+/** The `catalog` section of a response: the dataset's entry in the file (or the available names). */
 export interface CatalogSection {
   file: string;
   dataset: string;
@@ -28,6 +30,7 @@ export interface CatalogSection {
   dataset_f64_bytes?: number;
 }
 
+/** One axis of a resolved selection in `read_plan.selection`. */
 export interface ReadPlanAxis {
   start: number;
   /** Exclusive, clamped to the axis length. */
@@ -38,6 +41,7 @@ export interface ReadPlanAxis {
   index_list?: true;
 }
 
+/** The `read_plan` section of a response: the resolved selection, its size, the touched chunks. */
 export interface ReadPlan {
   dataset: string;
   dataset_id: number;

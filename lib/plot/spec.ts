@@ -12,6 +12,7 @@ import { PARTIAL_FIELD } from '../ops.generated';
 import type { QueryResponse } from '../response/types';
 import type { DatasetMetadata } from '../types';
 
+/** Options of {@link renderPlot} / {@link plotSpec}. */
 export interface PlotOptions {
   /** 'svg' (default) or 'png'. */
   format?: 'svg' | 'png';
@@ -30,14 +31,16 @@ export interface PlotOptions {
 export const PADDING = { left: 72, top: 36, right: 120, bottom: 56 } as const;
 /** Lines and bars have no colour legend on the right. */
 const PADDING_NO_LEGEND = { ...PADDING, right: 32 } as const;
-type Padding = { left: number; top: number; right: number; bottom: number };
+/** Pixels around the plot area. */
+export type PlotPadding = { left: number; top: number; right: number; bottom: number };
 
+/** What {@link plotSpec} returns: the Vega specification and the picture's fixed geometry. */
 export interface PlotSpec {
   kind: 'histogram' | 'line' | 'heatmap';
   /** The Vega specification. */
   vega: Record<string, unknown>;
   /** Space around the plot area: the plot area starts at (padding.left, padding.top). */
-  padding: Padding;
+  padding: PlotPadding;
   /** Picture size in pixels (plot area + padding). */
   width: number;
   height: number;
@@ -115,7 +118,7 @@ function toNumber(v: unknown): number | null {
   return null;
 }
 
-function frame(title: string, width: number, height: number, padding: Padding, body: Record<string, unknown>): Record<string, unknown> {
+function frame(title: string, width: number, height: number, padding: PlotPadding, body: Record<string, unknown>): Record<string, unknown> {
   return {
     $schema: 'https://vega.github.io/schema/vega/v6.json',
     width, height, autosize: 'none', padding: { ...padding }, background: 'white',

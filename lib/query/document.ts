@@ -8,6 +8,7 @@ export type AxisToken = number | string;
 /** [] = scalar; one token or a list of tokens = partial reduction over those axes. */
 export type AxisSpec = AxisToken | AxisToken[];
 
+/** One axis of a document's `selection`: a box, coordinate labels, or an index list. */
 export interface SelectionAxisWire {
   /**
    * Index list: the selected positions, integers strictly ascending (sorted, unique), each in
@@ -21,6 +22,7 @@ export interface SelectionAxisWire {
   stop_label?: string | number | null;
 }
 
+/** A document's `execution` hints: memory budget, parallelism, device (docs/queries.md). */
 export interface ExecutionHints {
   memory_budget_bytes?: number;
   memory_budget_percent?: number;
@@ -30,15 +32,26 @@ export interface ExecutionHints {
   device?: string;
 }
 
+/** The axes of a parameterised reduction (`axis` and `axes` are synonyms). */
 export interface AxisParams { axis?: AxisSpec; axes?: AxisSpec }
+/** `null_count`: elements equal to `fill` (default: the dataset's fill attribute). */
 export interface NullCountParams extends AxisParams { fill?: number }
+/** `quantile`: `q` in [0, 1], numpy's linear interpolation. */
 export interface QuantileParams extends AxisParams { q: number }
+/** `histogram`: 1..1e6 `bins`; `min` and `max` (together) fix the range. */
 export interface HistogramParams extends AxisParams { bins: number; min?: number; max?: number }
 
 /** Reductions written as a bare axis spec, and with op-specific parameters (native/fold/ops.def). */
 export { SIMPLE_OPS, PARAM_OPS };
+/**
+ * A reduction written as a bare axis spec: `sum`, `mean`, `min`, `max`, `count`, `var`, `std`,
+ * `product`, `norm_l1`, `norm_l2`, `all_finite`, `any_nan`, `any_inf`, `arg_min`, `arg_max`,
+ * `nan_count`, `inf_count`, `nan_mean`, `nan_std`, `median`.
+ */
 export type SimpleOpName = (typeof SIMPLE_OPS)[number];
+/** A reduction written with op-specific parameters: `null_count`, `quantile`, `histogram`, `covariance`, `correlation`. */
 export type ParamOpName = (typeof PARAM_OPS)[number];
+/** Any reduction key of a query document. */
 export type ReductionName = SimpleOpName | ParamOpName;
 export const REDUCTION_KEYS: readonly ReductionName[] = [...SIMPLE_OPS, ...PARAM_OPS];
 
@@ -49,6 +62,10 @@ export const TOP_LEVEL_KEYS: readonly string[] = [
   'dataset', 'layout_version', 'selection', 'execution', 'spill', ...REDUCTION_KEYS,
 ];
 
+/**
+ * A query document, the flat wire of the query engine spec: `dataset`, optional `selection`,
+ * at most one reduction key, `execution` hints and `spill` (docs/queries.md).
+ */
 export type QueryDocument = {
   dataset: string;
   layout_version?: 1;

@@ -1,5 +1,6 @@
 // Hard caps on query input (spec: JSON security — input protections).
 
+/** Hard caps on query input, checked before and while parsing (docs/security.md). */
 export const QUERY_LIMITS = {
   /** Bytes of JSON or TOML text. */
   maxInputBytes: 1 << 20,

@@ -8,6 +8,7 @@ import { QUERY_LIMITS } from './limits';
 import { validateQuery, valueDepth } from './validate';
 import type { QueryDocument } from './document';
 
+/** The text format of a query document. */
 export type QueryFormat = 'json' | 'toml';
 
 /** Leading `{` (after whitespace / BOM) means JSON, anything else TOML. */

@@ -13,6 +13,7 @@ import type { QueryTarget } from '../types';
 /** Library default preview length (the CLI picks per --format). */
 export const DEFAULT_PREVIEW = 64;
 
+/** Options of {@link runQuery} / `TetFile.query`. */
 export interface RunQueryOptions {
   signal?: AbortSignal;
   /** Preview elements (default 64; 0 = none). Aggregates are never truncated. */

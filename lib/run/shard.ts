@@ -18,7 +18,7 @@ import type { QueryTarget } from '../types';
 import { compileForRun } from './run';
 
 export interface QueryPartialOptions {
-  /** [i, n]: shard i (0-based) of n. */
+  /** `[i, n]`: shard i (0-based) of n. */
   shard: readonly [number, number];
   signal?: AbortSignal;
   /** Preview elements carried by shard 0 (default 64; 0 = none); all shards should agree. */
