@@ -19,6 +19,7 @@ export type * from './types';
 export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, QUERY_LIMITS } from './query';
 export type { QueryDocument, QueryFormat, SelectionAxisWire } from './query';
 export { runQuery, planQuery, mergePartials } from './run';
+export { validatedResponse } from './response/build';
 export type { RunQueryOptions, QueryPartialOptions, MergePartialsOptions } from './run';
 export { toJsonText, f32Text } from './response/json';
 export type { QueryResponse, ExecutionSection } from './response';
