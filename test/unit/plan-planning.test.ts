@@ -103,8 +103,8 @@ describe('chunk touching (strided rule)', () => {
     const r = touchedChunks([{ start: 0, stop: 2, step: 1, count: 2 }, { start: 0, stop: 3, step: 1, count: 3 }], [2, 3], [2, 2], 100);
     expect(r.total).toBe(2);
     expect(r.chunks).toEqual([
-      { coords: [0, 0], origin: [0, 0], tile_shape: [2, 2], selected_elements: 4 },
-      { coords: [0, 1], origin: [0, 2], tile_shape: [2, 1], selected_elements: 2 },
+      { coords: [0, 0], chunk_index: [0, 0], origin: [0, 0], tile_shape: [2, 2], selected_elements: 4 },
+      { coords: [0, 1], chunk_index: [0, 1], origin: [0, 2], tile_shape: [2, 1], selected_elements: 2 },
     ]);
     const capped = touchedChunks([{ start: 0, stop: 37, step: 1, count: 37 }, { start: 0, stop: 23, step: 1, count: 23 }], [37, 23], [8, 5], 3);
     expect(capped.total).toBe(25);
@@ -205,7 +205,9 @@ describe('planning against a catalog', () => {
     expect(p.readPlan).toBeNull();
     expect(p.catalog.dataset_resolution).toBe('unmatched');
     expect(p.catalog.available_datasets).toEqual(['temperature', 'table']);
-    expect(plannedResponse(p)).toEqual({ status: 'unmatched', query: p.doc, catalog: p.catalog });
+    expect(plannedResponse(p)).toEqual({ status: 'unmatched', accepted: true, dataset: 'nope', tet_file: '/data/f.tet',
+      selection_axes: 0, query: p.doc, catalog: p.catalog });
+    expect(p.catalog.matched).toBe(false);
   });
   it('read plan geometry', () => {
     const rp = plan({ dataset: 'temperature', mean: [], selection: [{ start: 3, stop: 37, step: 10 }, { stop: 6 }] }).readPlan!;
