@@ -48,7 +48,7 @@ export function zarrVersion(dir: string): 2 | 3 | 0 {
 
 /** Extensions detection falls back on (case-insensitive) when the content cannot be read yet. */
 export const SOURCE_EXTENSIONS: Readonly<Record<string, SourceKind>> = {
-  '.h5': 'hdf5', '.hdf5': 'hdf5', '.he5': 'hdf5', '.nc4': 'hdf5', '.nc': 'netcdf3', '.cdf': 'netcdf3', '.zarr': 'zarr3',
+  '.h5': 'hdf5', '.hdf5': 'hdf5', '.he5': 'hdf5', '.nc': 'netcdf3', '.nc4': 'hdf5', '.cdf': 'netcdf3', '.zarr': 'zarr3',
 };
 const EXTENSION_LIST = Object.keys(SOURCE_EXTENSIONS).join(' ');
 const GZIP_MAGIC = [0x1f, 0x8b];

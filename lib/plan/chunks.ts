@@ -116,3 +116,32 @@ export function touchedStoredBytes(perAxis: readonly AxisChunkTouch[][], shape: 
   if (perAxis.every((l) => l.length > 0)) walk(0, 0);
   return total;
 }
+
+/**
+ * Stored bytes of the touched tiles holding a selected element whose row-major position in the
+ * selection is below `limit` (the tiles a preview of `limit` values reads). Along an axis the
+ * first selected ordinal inside a touched chunk is the sum of the selections before it.
+ */
+export function previewStoredBytes(perAxis: readonly AxisChunkTouch[][], shape: readonly number[],
+  chunkShape: readonly number[], elemSize: number, limit: number, storedBytes?: ArrayLike<number>): number {
+  if (limit <= 0 || perAxis.some((l) => l.length === 0)) return 0;
+  const ndim = perAxis.length;
+  const counts = perAxis.map((l) => l.reduce((s, t) => s + t.selected, 0));
+  const stride = new Array<number>(ndim).fill(1);
+  for (let a = ndim - 2; a >= 0; a--) stride[a] = stride[a + 1] * counts[a + 1];
+  const grid = shape.map((n, a) => Math.ceil(n / chunkShape[a]));
+  let total = 0;
+  const walk = (a: number, minLogical: number, base: number, elems: number): void => {
+    if (minLogical >= limit) return;
+    if (a === ndim) { total += storedBytes ? storedBytes[base] : elems * elemSize; return; }
+    let ordinal = 0;
+    for (const t of perAxis[a]) {
+      const extent = Math.min(chunkShape[a], shape[a] - t.index * chunkShape[a]);
+      walk(a + 1, minLogical + ordinal * stride[a], base * grid[a] + t.index, elems * extent);
+      ordinal += t.selected;
+      if (minLogical + ordinal * stride[a] >= limit) break;
+    }
+  };
+  walk(0, 0, 0, 1);
+  return total;
+}

@@ -8,7 +8,7 @@ import type { CatalogSection, PlannedExecutionFields, ReadPlan } from './types';
 import type { CompiledPlan, OpName } from './encode';
 import { resolveAxes } from './axes';
 import { resolveBudget, type ExecutionBudget } from './budget';
-import { touchedChunks, touchedStoredBytes } from './chunks';
+import { previewStoredBytes, touchedChunks, touchedChunksAlongAxis, touchedStoredBytes } from './chunks';
 import { attrFillValue, datasetMetadata, dimNames } from './metadata';
 import { resolveSelection, type ResolvedSelection } from './selection';
 import { resolveSpillPath } from './spill';
@@ -167,6 +167,9 @@ export interface CompiledExecution {
   regime: IoRegime;
   /** Execution fields known before running (strategy, budget, device routing, ...). */
   fields: PlannedExecutionFields;
+  /** Stored bytes of the tiles the preview reads (for execution.total_bytes_read_from_disk);
+   *  computed on demand (zstd tiles need the chunk index). */
+  previewStoredBytes?: () => number;
 }
 
 function deviceRouting(requested: string | undefined, op: ResolvedOperation | null, logicalBytes: number):
@@ -232,10 +235,16 @@ export function compileExecution(planned: PlannedQuery, target: QueryTarget, opt
     ...(doc.execution?.threads ? { threads: doc.execution.threads } : {}),
     ...(spillPath ? { spillPath } : {}),
   };
+  const previewTiles = () => {
+    const perAxis = sel.axes.map((r, a) => touchedChunksAlongAxis(r, ds.shape[a], ds.chunkShape[a]));
+    const perChunk = ds.codecs.zstd > 0 ? target.chunkStoredBytes?.(ds.id) : undefined;
+    return previewStoredBytes(perAxis, ds.shape, ds.chunkShape, DTYPE_SIZE[ds.dtype], preview, perChunk);
+  };
   return {
     plan,
     budget,
     regime,
+    previewStoredBytes: previewTiles,
     fields: {
       memory_budget_bytes: budget.bytes,
       memory_budget_source: budget.source,

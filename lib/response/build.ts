@@ -31,15 +31,23 @@ export function plannedResponse(planned: Pick<PlannedQuery, 'doc' | 'catalog' | 
 }
 
 /**
- * Stored bytes read from the file over every pass: the native count (the preview pass and the
- * operation pass each count their tiles). An operation or spill reads every touched tile at
- * least once; when the count is below that, its pass was not counted (the in-place selection of
- * a small median / quantile) and the plan's read_plan.total_stored_bytes is added for it.
+ * Stored bytes read from the file over every pass: the preview's own pass where it has one (the
+ * tiles holding its values: streaming folds and the in-place median / quantile read the preview
+ * before the operation; materializing strategies and spills take it from their buffer or file)
+ * and the operation's or spill's pass over every touched tile. The native count sums the passes
+ * it sees; the in-place selection of a small median / quantile reads its tiles without counting
+ * them, so when the count minus the preview's tiles is below one full pass, the full pass
+ * (read_plan.total_stored_bytes) is taken instead.
  */
 function bytesReadFromDisk(counted: number, planned: PlannedQuery, compiled: CompiledExecution): number {
-  const fullPass = planned.operation !== null || compiled.plan.strategy === 'mmap_spill';
+  const op = planned.operation;
+  const strategy = compiled.plan.strategy;
+  if (op === null && strategy !== 'mmap_spill') return counted;
+  const separatePreview = strategy === 'streaming_fold'
+    || (strategy === 'in_memory_materialize' && op !== null && op.scalar && (op.name === 'median' || op.name === 'quantile'));
+  const preview = separatePreview && compiled.plan.previewMax > 0 ? compiled.previewStoredBytes?.() ?? 0 : 0;
   const stored = planned.readPlan!.total_stored_bytes;
-  return fullPass && counted < stored ? counted + stored : counted;
+  return counted - preview < stored ? preview + stored : counted;
 }
 
 /** The executed response: planned response + execution section built from the native result. */
