@@ -126,6 +126,26 @@ describe('response fields of the reference (in addition to ours)', () => {
     }
   });
 
+  it('the chunk index is read once, and a file changed since open is TET_IO_FILE_CHANGED', async () => {
+    const copy = join(work, 'zstd-copy.tet');
+    writeFileSync(copy, readFileSync(ZSTD3));
+    const f = await open(copy);
+    try {
+      const sel = [{ start: 0, stop: 4 }, { start: 4, stop: 8 }, null];
+      const want = indexRows(copy).filter((r) => r.coords[0] === 0 && r.coords[1] === 1).reduce((s, r) => s + r.stored, 0);
+      expect(f.plan({ dataset: 'pressure', selection: sel }).read_plan?.total_stored_bytes).toBe(want);
+      // a second handle whose file grows before its first partial plan reads the index
+      const h = await open(copy);
+      writeFileSync(copy, Buffer.concat([readFileSync(ZSTD3), Buffer.alloc(8)]));
+      // the first handle read the index already: it still answers
+      expect(f.plan({ dataset: 'pressure', selection: sel }).read_plan?.total_stored_bytes).toBe(want);
+      expect(() => h.plan({ dataset: 'pressure', selection: sel })).toThrow(expect.objectContaining({ code: 'TET_IO_FILE_CHANGED' }));
+      h.close();
+    } finally {
+      f.close();
+    }
+  });
+
   it('execution.total_bytes_read_from_disk counts both passes when there are two', () => {
     const ex = (q: object, preview: string) => json('query', JSON.stringify(q), '-t', SIX, '-x', '--preview', preview).execution;
     for (const op of ['mean', 'median']) {
