@@ -40,7 +40,7 @@ export function historyDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
 export function historySettings(env: NodeJS.ProcessEnv = process.env): { path: string; max: number; recording: boolean;
   disabled_by: string | null } {
   const max = historyMax(env);
-  const disabledBy = historyDisabled(env) ? 'TET_NO_QUERY_HISTORY' : max === 0 ? 'TET_QUERY_HISTORY_MAX' : null;
+  const disabledBy = historyDisabled(env) ? 'TET_NO_QUERY_HISTORY=1' : max === 0 ? 'TET_QUERY_HISTORY_MAX=0' : null;
   return { path: historyPath(env), max, recording: disabledBy === null, disabled_by: disabledBy };
 }
 
