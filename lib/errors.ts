@@ -148,7 +148,21 @@ export function toTetError(err: unknown): TetError {
   const message = typeof e?.message === 'string' ? e.message : String(err);
   const detail = e?.detail !== null && typeof e?.detail === 'object' ? { ...(e.detail as TetErrorDetail) } : undefined;
   const Cls = errorClassFor(code);
-  return new Cls(code, message, detail ? { cause: err, detail } : { cause: err });
+  return new Cls(code, withReferenceWords(code, message, detail), detail ? { cause: err, detail } : { cause: err });
+}
+
+/** The reference tet's key words for a chunk decode failure ("zstd decode", "chunk_index"), added
+ *  to the native message when it does not say them already. */
+function withReferenceWords(code: string, message: string, detail: TetErrorDetail | undefined): string {
+  if (code !== 'TET_DECODE_ZSTD') return message;
+  let m = message;
+  if (!/zstd decode/.test(m)) {
+    const at = /chunk_index \([^)]*\): /.exec(m);
+    m = at ? m.slice(0, at.index + at[0].length) + 'zstd decode failed: ' + m.slice(at.index + at[0].length)
+      : `zstd decode failed: ${m}`;
+  }
+  if (!/chunk_index/.test(m) && Array.isArray(detail?.chunk)) m += ` (chunk_index (${detail.chunk.join(', ')}))`;
+  return m;
 }
 
 /** A TetError whose `code` is narrowed to the given codes. */

@@ -1,8 +1,9 @@
 // An open .tet file: catalog, footer metadata/history, element reads and queries. The native
 // handle is read-only and shared by concurrent reads; close() only stops new work.
+import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
 import { binding } from './binding';
 import { runNative } from './engine';
-import { TetCancelledError, TetError, TetQueryError, toTetError } from './errors';
+import { TetCancelledError, TetError, TetIoError, TetQueryError, toTetError } from './errors';
 import type { NativeCatalog, NativeFileHandle } from './native';
 import { encodePlan } from './plan/encode';
 import { allocateOutput, checkOutput, float16ArrayCtor, readOutputSpec } from './plan/output';
@@ -103,6 +104,7 @@ export class TetFile implements QueryTarget {
   readonly fileExecution: FileExecution;
   readonly layout: FileLayout;
   private handle: NativeFileHandle | null;
+  private storedSizes: Map<number, Float64Array> | null = null;
 
   /**
    * Use open() / openSync().
@@ -202,6 +204,18 @@ export class TetFile implements QueryTarget {
     return runQueryPartial(this, input, opts);
   }
 
+  /**
+   * Stored bytes of each chunk of dataset `datasetId`, row-major by grid coordinates, read from
+   * the chunk index on first use (queries need it only for partial selections of datasets with
+   * zstd chunks: read_plan.total_stored_bytes). TET_IO_FILE_CHANGED if the file changed since open.
+   */
+  chunkStoredBytes(datasetId: number): Float64Array {
+    if (!this.storedSizes) this.storedSizes = readStoredSizes(this.path, this.layout, this.datasets);
+    const sizes = this.storedSizes.get(datasetId);
+    if (!sizes) throw new TetQueryError('TET_QUERY_UNKNOWN_DATASET', `no dataset with id ${datasetId} in ${this.path}`);
+    return sizes;
+  }
+
   /** Plans a query without executing it. */
   plan(input: Parameters<typeof planQuery>[1]): ReturnType<typeof planQuery> {
     return planQuery(this, input);
@@ -223,6 +237,49 @@ if (asyncDispose) {
     value: async function disposeTetFile(this: TetFile) { this.close(); },
     configurable: true, writable: true,
   });
+}
+
+const INDEX_HEADER = 32;
+const INDEX_ROW = 104;
+
+/** Per dataset, each chunk's stored_byte_len (row-major grid order), from the chunk index. */
+function readStoredSizes(path: string, layout: FileLayout, datasets: readonly DatasetInfo[]): Map<number, Float64Array> {
+  const changed = (why: string) => new TetIoError('TET_IO_FILE_CHANGED', `${path} changed since it was opened: ${why}`);
+  const out = new Map<number, Float64Array>(datasets.map((d) => [d.id, new Float64Array(d.chunkCount)]));
+  if (layout.chunkIndexLength === 0) return out;
+  let fd: number;
+  try {
+    fd = openFd(path, 'r');
+  } catch (err) {
+    throw new TetIoError('TET_IO_OPEN', `cannot open ${path} to read its chunk index: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    const len = fstatSync(fd).size;
+    if (len !== layout.fileLen) throw changed(`length was ${layout.fileLen} bytes, now ${len}`);
+    const buf = Buffer.alloc(layout.chunkIndexLength);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, layout.chunkIndexOffset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got !== buf.length || buf.toString('latin1', 0, 4) !== 'TIDX') throw changed('the chunk index no longer reads back');
+    const rows = Number(buf.readBigUInt64LE(8));
+    if (INDEX_HEADER + rows * INDEX_ROW !== buf.length) throw changed('the chunk index no longer reads back');
+    const byId = new Map(datasets.map((d) => [d.id, d]));
+    for (let r = 0; r < rows; r++) {
+      const at = INDEX_HEADER + r * INDEX_ROW;
+      const d = byId.get(Number(buf.readBigUInt64LE(at)));
+      if (!d) throw changed(`chunk index row ${r} names an unknown dataset`);
+      let k = 0;
+      for (let a = 0; a < d.grid.length; a++) k = k * d.grid[a] + Number(buf.readBigUInt64LE(at + 8 + 8 * a));
+      if (!(k < d.chunkCount)) throw changed(`chunk index row ${r} lies outside its dataset's grid`);
+      out.get(d.id)![k] = Number(buf.readBigUInt64LE(at + 88));
+    }
+    return out;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function wrapNative<T>(fn: () => T): T {

@@ -24,6 +24,7 @@ export type {
 } from './query';
 export type { SimpleOpName, ParamOpName } from './query/document';
 export { runQuery, planQuery, mergePartials } from './run';
+export { validatedResponse } from './response/build';
 export type { RunQueryOptions, QueryPartialOptions, MergePartialsOptions } from './run';
 export { toJsonText, f32Text } from './response/json';
 export type {

@@ -107,4 +107,10 @@ export interface QueryTarget {
   readonly fileExecution: FileExecution;
   /** Opaque native handle (lib/native.ts). */
   readonly native: unknown;
+  /**
+   * Stored bytes of each chunk of a dataset, row-major by grid coordinates (from the chunk
+   * index). Needed only for datasets holding zstd chunks (raw tiles store their raw size);
+   * optional for targets that cannot read the index.
+   */
+  chunkStoredBytes?(datasetId: number): ArrayLike<number>;
 }

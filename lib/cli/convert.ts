@@ -53,24 +53,26 @@ export function registerConvertCommands(program: Command): void {
   program
     .command('convert')
     .description('convert an HDF5, NetCDF (classic or NetCDF-4) or Zarr (v2/v3) source into a .tet file')
-    .argument('<src>', 'source file or Zarr directory (format detected by content)')
+    .argument('<src>', 'source file or Zarr directory (format detected by content; by the extension .h5 .hdf5 .he5 .nc .nc4 .cdf while the content cannot be read yet)')
     .argument('<out>', 'output .tet file (written atomically)')
     .option('--include <names>', 'dataset names or globs to convert (repeatable, comma-separated)', collect, [])
     .option('--exclude <names>', 'dataset names or globs to skip (repeatable, comma-separated)', collect, [])
     .option('--chunk <shape>', 'tile shape for every dataset of that rank, e.g. 64,64,64', parseChunk)
     .addOption(new Option('--codec <codec>', 'tile codec').choices(['raw', 'zstd', 'auto']).default('auto'))
     .option('--level <n>', 'zstd level (-7..22)', parseLevel, 3)
-    .option('--unpack', 'decode CF packing into f32/f64: _Unsigned, scale_factor/add_offset, _FillValue/missing_value/valid_* as NaN (default: keep stored values)')
+    .option('--keep-packed', 'keep the stored (packed) values and every CF attribute (default: unpack, see --unpack)')
+    .option('--unpack', 'decode CF packing (the default, as the reference tet and xarray): _Unsigned, scale_factor/add_offset, _FillValue/missing_value/valid_* as NaN; f32 unless the packing needs f64')
     .option('--follow-external-links', 'follow HDF5 external links into other files (default: reported, not followed)')
     .option('--json', 'print the conversion report as JSON')
     .option('-q, --quiet', 'no progress bar and no notices')
     .action(async (src: string, out: string, o: { include: string[]; exclude: string[]; chunk?: number[];
-      codec: 'raw' | 'zstd' | 'auto'; level: number; unpack?: boolean; followExternalLinks?: boolean; json?: boolean;
-      quiet?: boolean }) => {
+      codec: 'raw' | 'zstd' | 'auto'; level: number; unpack?: boolean; keepPacked?: boolean; followExternalLinks?: boolean;
+      json?: boolean; quiet?: boolean }, cmd: Command) => {
+      if (o.unpack && o.keepPacked) cmd.error('error: --unpack and --keep-packed exclude each other', { exitCode: 2 });
       const bar = progressBar(o.quiet, 'tiles');
       try {
         const report = await convert(src, out, {
-          include: o.include, exclude: o.exclude, chunk: o.chunk, codec: o.codec, level: o.level, unpack: o.unpack,
+          include: o.include, exclude: o.exclude, chunk: o.chunk, codec: o.codec, level: o.level, unpack: !o.keepPacked,
           followExternalLinks: o.followExternalLinks,
           onProgress: (p) => bar?.update(p.chunksDone, p.chunksTotal, p.dataset),
           onNotice: (m) => { if (!o.quiet) process.stderr.write(`notice: ${m}\n`); },

@@ -20,9 +20,15 @@ function readPlanSummary(resp: QueryResponse): Record<string, unknown> | undefin
   return rest;
 }
 
+/** The response's top-level fields before catalog / read_plan / execution (status, accepted, ...). */
+function head(resp: QueryResponse): Record<string, unknown> {
+  const { catalog: _c, read_plan: _r, execution: _e, ...rest } = resp;
+  return rest;
+}
+
 /** Slim projection: catalog/read_plan summary + execution without preview arrays. */
 export function statsView(resp: QueryResponse): Record<string, unknown> {
-  const out: Record<string, unknown> = { status: resp.status, query: resp.query };
+  const out: Record<string, unknown> = head(resp);
   if (resp.catalog) out.catalog = resp.catalog;
   const rp = readPlanSummary(resp);
   if (rp) out.read_plan = rp;
@@ -33,7 +39,7 @@ export function statsView(resp: QueryResponse): Record<string, unknown> {
 }
 
 export function planView(resp: QueryResponse): Record<string, unknown> {
-  const out: Record<string, unknown> = { status: resp.status, query: resp.query };
+  const out: Record<string, unknown> = head(resp);
   if (resp.catalog) out.catalog = resp.catalog;
   const rp = readPlanSummary(resp);
   if (rp) out.read_plan = rp;
@@ -60,29 +66,66 @@ export function operationEntries(ex: ExecutionSection): [string, unknown][] {
   return Object.entries(ex).filter(([k]) => k.startsWith('operation_') && k !== 'operation_reduced_axes');
 }
 
+/** A name as the quiet line writes it: bare when it has no space, quote, bracket or `=`, else JSON. */
+function bareText(name: string): string {
+  return /^[^\s"'=[\],]+$/u.test(name) ? name : JSON.stringify(name);
+}
+
+/** A shape as the reference writes it: extents joined by `×` (`2×3`; `1` for a scalar). */
+export function shapeText(shape: readonly number[]): string {
+  return shape.length ? shape.join('×') : '1';
+}
+
+/** Result fields the quiet line prints as `name=value` after `op=` (besides axes/values). */
+function quietExtras(ex: ExecutionSection): [string, unknown][] {
+  return operationEntries(ex).filter(([k]) => k !== 'operation_reduced_shape'
+    && (k !== 'operation_element_count' || ex.operation === 'count'));
+}
+
+/**
+ * `-q` / `--format quiet`: one line of `key=value` with the reference's keys:
+ *   aggregate   dataset=a status=ok elements=6 op=mean mean=3.5
+ *   partial     dataset=a status=ok elements=6 op=sum axes=[0] values=[5,7,9] reduced_shape=3
+ *   preview     dataset=a status=preview preview=4 f32 sample=[1,2,3,4]
+ *   spill       dataset=a status=ok elements=6 strategy=mmap_spill spill=PATH spill_bytes=24
+ *   planned     dataset=a status=ok logical_shape=2×3 elements=6 chunks=2
+ *   unmatched   dataset=x status=not_found available=[a,b]
+ *   no file     dataset=a status=ok hint=pass --tet
+ */
 export function quietLine(resp: QueryResponse): string {
-  const parts = [`dataset=${JSON.stringify(resp.query.dataset)}`, `status=${resp.status}`];
+  const parts = [`dataset=${bareText(resp.query.dataset)}`];
   const ex = resp.execution;
-  if (ex?.operation) parts.push(`op=${ex.operation}`);
-  if (ex) {
-    for (const [k, v] of operationEntries(ex)) {
-      const name = k.replace(/^operation_/, '');
-      if (v !== null && typeof v === 'object') {
-        parts.push(`${name}=${sampleText(v as ArrayLike<unknown>)}`);
-      } else {
-        parts.push(`${name}=${scalarText(v)}`);
+  const rp = resp.read_plan;
+  if (resp.status === 'unmatched') {
+    parts.push('status=not_found', `available=[${(resp.catalog?.available_datasets ?? []).map(bareText).join(',')}]`);
+  } else if (ex && rp) {
+    if (ex.operation) {
+      parts.push('status=ok', `elements=${scalarText(ex.operation_element_count ?? rp.logical_element_count)}`, `op=${ex.operation}`);
+      const partialKey = Object.keys(ex).find((k) => k.startsWith('operation_reduced_') && k !== 'operation_reduced_shape'
+        && k !== 'operation_reduced_axes');
+      if (partialKey) {
+        parts.push(`axes=[${(ex.operation_reduced_axes ?? []).join(',')}]`,
+          `values=${sampleText((ex as unknown as Record<string, ArrayLike<unknown>>)[partialKey])}`,
+          `reduced_shape=${shapeText(ex.operation_reduced_shape ?? [])}`);
       }
-    }
-    if (!ex.operation) {
-      parts.push(`strategy=${ex.memory_strategy}`);
-      if (ex.spill_path) parts.push(`spill=${ex.spill_path}`, `spill_bytes=${ex.spill_bytes}`);
+      for (const [k, v] of quietExtras(ex)) {
+        if (k === partialKey) continue;
+        const name = k.replace(/^operation_/, '');
+        parts.push(`${name}=${v !== null && typeof v === 'object' ? sampleText(v as ArrayLike<unknown>) : scalarText(v)}`);
+      }
+    } else if (ex.spill_path) {
+      parts.push('status=ok', `elements=${rp.logical_element_count}`, `strategy=${ex.memory_strategy}`,
+        `spill=${ex.spill_path}`, `spill_bytes=${ex.spill_bytes}`);
+    } else {
       const preview = Object.entries(ex).find(([k]) => isPreviewKey(k));
-      if (preview && (preview[1] as ArrayLike<unknown>).length) parts.push(`preview=${sampleText(preview[1] as ArrayLike<unknown>)}`);
+      const values = (preview?.[1] ?? []) as ArrayLike<unknown>;
+      parts.push('status=preview', `preview=${values.length} ${rp.dtype}`, `sample=${sampleText(values)}`);
     }
-  } else if (resp.read_plan) {
-    parts.push(`elements=${resp.read_plan.logical_element_count}`, `chunks=${resp.read_plan.chunk_count}`);
-  } else if (resp.status === 'unmatched' && resp.catalog) {
-    parts.push(`available=${JSON.stringify(resp.catalog.available_datasets)}`);
+  } else if (rp) {
+    parts.push('status=ok', `logical_shape=${shapeText(rp.logical_selection_shape)}`,
+      `elements=${rp.logical_element_count}`, `chunks=${rp.chunk_count}`);
+  } else {
+    parts.push('status=ok', 'hint=pass --tet');
   }
   return parts.join(' ');
 }
@@ -141,7 +184,7 @@ export function formatQueryResponse(resp: QueryResponse, format: QueryOutputForm
     case 'full': return toJsonText(resp, 2);
     case 'json': return toJsonText(resp);
     case 'stats': return toJsonText(statsView(resp));
-    case 'plan': return toJsonText(planView(resp));
+    case 'plan': return toJsonText(planView(resp), 2);
     case 'quiet': return quietLine(resp);
     case 'table': return tableText(resp);
     default: return toJsonText(resp, 2);

@@ -35,15 +35,32 @@ function dims(v: number[]): string {
   return v.join(' x ');
 }
 
+/** `--grep S`: datasets whose name contains S (case-insensitive); every dataset without it. */
+function grepDatasets(file: TetFile, grep: string | undefined): readonly DatasetInfo[] {
+  if (grep === undefined) return file.datasets;
+  const needle = grep.toLowerCase();
+  return file.datasets.filter((d) => d.name.toLowerCase().includes(needle));
+}
+
+/** The superblock's fields (layout v1: 32 bytes at offset 0; open() validated them). */
+function superblock(file: TetFile): Record<string, unknown> {
+  return {
+    magic: 'TETR', layout_version: 1, dataset_count: file.datasets.length, flags: file.layout.flags,
+    chunk_index_offset: file.layout.chunkIndexOffset, chunk_index_length: file.layout.chunkIndexLength,
+  };
+}
+
 /** The JSON form of `tet info --json`. */
-export function infoJson(file: TetFile, withHistory: boolean): Record<string, unknown> {
+export function infoJson(file: TetFile, withHistory: boolean, grep?: string): Record<string, unknown> {
   const meta = file.metadata.datasets ?? {};
   const { datasets: _perDataset, ...fileMeta } = file.metadata;
+  const shown = grepDatasets(file, grep);
   return {
     path: file.path,
     file_len: file.layout.fileLen,
     layout_version: 1,
     flags: file.layout.flags,
+    superblock: superblock(file),
     chunk_index: { offset: file.layout.chunkIndexOffset, length: file.layout.chunkIndexLength },
     execution: file.fileExecution,
     footer: {
@@ -52,7 +69,8 @@ export function infoJson(file: TetFile, withHistory: boolean): Record<string, un
       payload_limit: file.layout.footer.payloadLimit,
       history_rows: file.history.length,
     },
-    datasets: file.datasets.map((d) => ({
+    ...(grep !== undefined ? { filter: `grep~${grep}`, datasets_total: file.datasets.length } : {}),
+    datasets: shown.map((d) => ({
       name: d.name, id: d.id, dtype: d.dtype, shape: d.shape, chunk_shape: d.chunkShape, grid: d.grid,
       chunk_count: d.chunkCount, codecs: d.codecs, logical_bytes: d.logicalBytes, stored_bytes: d.storedBytes,
       ratio: d.storedBytes > 0 ? d.logicalBytes / d.storedBytes : null,
@@ -65,7 +83,19 @@ export function infoJson(file: TetFile, withHistory: boolean): Record<string, un
   };
 }
 
-function printInfo(file: TetFile, withHistory: boolean): void {
+/** `tet info -q`: one line of key=value. */
+function infoLine(file: TetFile, health: VerifyReport, grep?: string): string {
+  const shown = grepDatasets(file, grep);
+  const sum = (f: (d: DatasetInfo) => number) => shown.reduce((s, d) => s + f(d), 0);
+  return [`path=${file.path}`, `datasets=${shown.length}`,
+    ...(grep !== undefined ? [`filter=grep~${grep}`] : []),
+    `chunks=${sum((d) => d.chunkCount)}`, `logical_bytes=${sum((d) => d.logicalBytes)}`,
+    `stored_bytes=${sum((d) => d.storedBytes)}`, `file_len=${file.layout.fileLen}`, 'layout=1',
+    `footer=${file.layout.footer.present ? 'yes' : 'no'}`,
+    `health=${health.ok ? 'ok' : 'errors'}`].join(' ');
+}
+
+function printInfo(file: TetFile, withHistory: boolean, grep?: string): void {
   const l = file.layout;
   const e = file.fileExecution;
   out(`file       ${file.path}`);
@@ -76,19 +106,22 @@ function printInfo(file: TetFile, withHistory: boolean): void {
   out(`execution  memory budget ${pct}${cap}`);
   out(`footer     ${l.footer.present ? `present (history ${file.history.length} rows, metadata ${l.footer.metadataSpilled ? 'spilled' : 'inline'})` : 'none'}`);
   out(`datasets   ${file.datasets.length}`);
-  if (file.datasets.length > 0) {
+  const shown = grepDatasets(file, grep);
+  if (grep !== undefined) out(`filter: grep~${grep} (${shown.length} of ${file.datasets.length} datasets)`);
+  if (shown.length > 0) {
+    out('datasets:');
     const table = new Table({
       head: ['name', 'dtype', 'shape', 'chunk', 'grid', 'codecs', 'logical', 'stored', 'ratio'],
       style: { head: [], border: [] },
     });
-    for (const d of file.datasets) {
+    for (const d of shown) {
       table.push([d.name, d.dtype, dims(d.shape), dims(d.chunkShape), `${dims(d.grid)} (${d.chunkCount})`, codecMix(d),
         formatBytes(d.logicalBytes), formatBytes(d.storedBytes), ratio(d)]);
     }
     out(table.toString());
   }
   const meta = file.metadata.datasets ?? {};
-  for (const d of file.datasets) {
+  for (const d of shown) {
     const m = meta[d.name];
     if (!m) continue;
     out(`${d.name}:`);
@@ -161,18 +194,21 @@ export function registerInfoCommands(program: Command): void {
     .command('info')
     .description('show datasets, chunking, codecs, metadata and footer of a .tet file')
     .argument('<file>', '.tet file')
-    .option('--json', 'machine-readable output')
+    .option('--json', 'machine-readable output (with the superblock)')
     .option('--history', 'include the footer history')
-    .action(async (path: string, opts: { json?: boolean; history?: boolean }) => {
+    .option('-q, --quiet', 'one line: path=... datasets=N chunks=... health=...')
+    .option('--grep <text>', 'only datasets whose name contains TEXT (case-insensitive)')
+    .action(async (path: string, opts: { json?: boolean; history?: boolean; quiet?: boolean; grep?: string }) => {
       const file = await open(path);
       let health: VerifyReport;
       try {
         // Structure was checked by open(); the quick tile check of `tet verify` (first
         // QUICK_DECODE_CHUNKS tiles) catches payloads that only fail on decode.
         health = await verify(path);
-        if (opts.json) out(JSON.stringify({ ...infoJson(file, opts.history ?? false), health: healthJson(health) }, null, 2));
+        if (opts.json) out(JSON.stringify({ ...infoJson(file, opts.history ?? false, opts.grep), health: healthJson(health) }, null, 2));
+        else if (opts.quiet) out(infoLine(file, health, opts.grep));
         else {
-          printInfo(file, opts.history ?? false);
+          printInfo(file, opts.history ?? false, opts.grep);
           printHealth(health);
         }
       } finally {

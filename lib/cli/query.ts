@@ -4,10 +4,12 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
-  mergePartials, open, parseQueryFile, parseQueryText, renderPlot, TetIoError, TetQueryError, validateQuery,
+  mergePartials, open, parseQueryFile, parseQueryText, renderPlot, TetIoError, TetQueryError, validatedResponse, validateQuery,
   type DatasetMetadata, type QueryDocument, type QueryResponse,
 } from '../index';
-import { appendHistory, readHistory } from './history';
+import {
+  appendHistory, clearHistory, entryMode, historySettings, readHistory, type QueryHistoryEntry,
+} from './history';
 import { defaultPreviewFor, formatQueryResponse, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from './format';
 
 function nonNegativeInt(value: string): number {
@@ -89,10 +91,17 @@ function print(resp: QueryResponse, format: QueryOutputFormat): void {
   process.stdout.write(formatQueryResponse(resp, format) + '\n');
 }
 
+/** Unknown dataset: our `error:` line, then the reference's hint block (stderr), exit 1. */
 function reportUnmatched(resp: QueryResponse): void {
   if (resp.status !== 'unmatched') return;
-  const names = resp.catalog?.available_datasets.map((n) => JSON.stringify(n)).join(', ') || 'none';
-  process.stderr.write(`error: dataset ${JSON.stringify(resp.query.dataset)} not found in ${resp.catalog?.file} (datasets: ${names})\n`);
+  const available = resp.catalog?.available_datasets ?? [];
+  const file = resp.catalog?.file ?? resp.tet_file ?? '';
+  const names = available.map((n) => JSON.stringify(n)).join(', ') || 'none';
+  process.stderr.write(`error: dataset ${JSON.stringify(resp.query.dataset)} not found in ${file} (datasets: ${names})\n`
+    + `hint: dataset ${JSON.stringify(resp.query.dataset)} not found in ${file}\n`
+    + `available datasets:${available.length ? '' : ' (none)'}\n`
+    + available.map((n) => `  ${n}\n`).join('')
+    + `tip: run \`tet info ${file}\` to list datasets with their shapes and dtypes\n`);
   process.exitCode = 1;
 }
 
@@ -166,7 +175,7 @@ export function registerQueryCommands(program: Command): void {
         appendHistory({ at: new Date().toISOString(), tet: opts.tet ? resolve(opts.tet) : null, execute: !!opts.execute, query: doc });
       }
       if (!opts.tet) {
-        print({ status: 'validated', query: doc }, format);
+        print(validatedResponse(doc), format);
         return;
       }
       const resp = await queryFile(doc, opts.tet, {
@@ -198,22 +207,29 @@ export function registerQueryCommands(program: Command): void {
   const qhist = program
     .command('qhist')
     .alias('hist')
-    .description('recent queries (JSONL in the platform cache; TET_QUERY_HISTORY_MAX entries)');
-  qhist
-    .command('list')
-    .description('list recent queries, oldest first (N = number for `qhist run N`)')
-    .option('-n, --last <n>', 'only the last N entries', nonNegativeInt)
-    .action((opts: { last?: number }) => {
-      const entries = readHistory();
-      const first = opts.last !== undefined ? Math.max(0, entries.length - opts.last) : 0;
-      for (let i = first; i < entries.length; i++) {
-        const e = entries[i];
-        process.stdout.write(`${i + 1}\t${e.at}\t${e.execute ? '-x ' : ''}${e.tet ?? '-'}\t${JSON.stringify(e.query)}\n`);
+    .description('recent queries, newest first (JSONL in the platform cache; TET_QUERY_HISTORY_MAX entries, default 50; TET_NO_QUERY_HISTORY=1 stops recording)')
+    .option('--clear', 'delete the query history')
+    .action((opts: { clear?: boolean }) => {
+      if (opts.clear) {
+        const n = clearHistory();
+        process.stdout.write(`cleared ${n} quer${n === 1 ? 'y' : 'ies'} from ${historySettings().path}\n`);
+        return;
       }
+      listHistory({});
     });
   qhist
+    .command('list')
+    .description(`list recent queries, newest first (N = number for \`qhist run N\`; the ${DEFAULT_LIST} newest unless --all / -n)`)
+    .option('-n, --last <n>', 'only the N newest entries', nonNegativeInt)
+    .option('--all', 'every recorded entry')
+    .option('--dataset <name>', 'only queries of this dataset (exact name)')
+    .addOption(new Option('--mode <mode>', 'only runs with -x (x) or without (plan)').choices(['x', 'plan']))
+    .option('--grep <text>', 'only entries whose query or file contains TEXT (case-insensitive)')
+    .option('--json', 'entries (with their mode) and the history settings as JSON')
+    .action((opts: ListOptions) => listHistory(opts));
+  qhist
     .command('run')
-    .description('re-run history entry N (as listed by `qhist list`)')
+    .description('re-run history entry N (as listed by `qhist list`: 1 = newest)')
     .argument('<n>', 'entry number', nonNegativeInt)
     .option('-t, --tet <file>', 'run against this file instead of the recorded one')
     .option('-x, --execute', 'execute even if the recorded run was plan-only')
@@ -223,16 +239,16 @@ export function registerQueryCommands(program: Command): void {
     .option('--spill-allow <dir>', 'allow spill files under DIR (repeatable)', collect, [])
     .action(async (n: number, opts: { tet?: string; execute?: boolean; preview?: number; format: QueryOutputFormat;
       quiet?: boolean; spillAllow: string[] }, cmd: Command) => {
-      const entries = readHistory();
+      const entries = readHistory().reverse();  // 1 = newest, as `qhist list` numbers them
       if (n < 1 || n > entries.length) {
-        cmd.error(`error: expected a history entry in 1..${entries.length}, found ${n}`, { exitCode: 2 });
+        cmd.error(`error: expected a history entry in 1..${entries.length} (1 = newest), found ${n}`, { exitCode: 2 });
       }
       const entry = entries[n - 1];
       const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
       const doc = validateQuery(entry.query);
       const tet = opts.tet ?? entry.tet;
       if (!tet) {
-        print({ status: 'validated', query: doc }, format);
+        print(validatedResponse(doc), format);
         return;
       }
       const resp = await queryFile(doc, tet, {
@@ -241,4 +257,58 @@ export function registerQueryCommands(program: Command): void {
       print(resp, format);
       reportUnmatched(resp);
     });
+}
+
+/** `qhist list` shows this many of the newest entries unless --all or -n. */
+const DEFAULT_LIST = 20;
+
+interface ListOptions {
+  last?: number;
+  all?: boolean;
+  dataset?: string;
+  mode?: 'x' | 'plan';
+  grep?: string;
+  json?: boolean;
+}
+
+/** `tet qhist list` (and bare `tet qhist`): newest first, numbered for `qhist run N`. */
+function listHistory(opts: ListOptions): void {
+  const settings = historySettings();
+  const numbered = readHistory().reverse().map((e, i) => ({ n: i + 1, e }));
+  const grep = opts.grep?.toLowerCase();
+  const matches = (e: QueryHistoryEntry) => (opts.dataset === undefined || e.query.dataset === opts.dataset)
+    && (opts.mode === undefined || entryMode(e) === opts.mode)
+    && (grep === undefined || `${JSON.stringify(e.query)} ${e.tet ?? ''}`.toLowerCase().includes(grep));
+  const filtered = numbered.filter(({ e }) => matches(e));
+  const limit = opts.last ?? (opts.all ? Infinity : DEFAULT_LIST);
+  const shown = filtered.slice(0, limit);
+  const filter = [
+    ...(opts.dataset !== undefined ? [`dataset=${opts.dataset}`] : []),
+    ...(opts.mode !== undefined ? [`mode=${opts.mode}`] : []),
+    ...(opts.grep !== undefined ? [`grep~${opts.grep}`] : []),
+  ];
+  if (opts.json) {
+    process.stdout.write(JSON.stringify({
+      settings,
+      total: numbered.length,
+      ...(filter.length ? { filter: { dataset: opts.dataset ?? null, mode: opts.mode ?? null, grep: opts.grep ?? null } } : {}),
+      matched: filtered.length,
+      entries: shown.map(({ n, e }) => ({ n, at: e.at, mode: entryMode(e), execute: e.execute, tet: e.tet,
+        dataset: e.query.dataset, query: e.query })),
+    }, null, 2) + '\n');
+    return;
+  }
+  const out: string[] = [];
+  if (filter.length) out.push(`filter: ${filter.join(' ')} (${filtered.length} of ${numbered.length} entries)`);
+  if (!settings.recording) out.push(`recording: off (${settings.disabled_by})`);
+  if (shown.length === 0) {
+    out.push(numbered.length ? 'no entry matches' : `no queries recorded yet (${settings.path})`);
+  } else {
+    out.push('#\tmode\tat\ttet\tquery');
+    for (const { n, e } of shown) out.push(`${n}\t${entryMode(e)}\t${e.at}\t${e.tet ?? '-'}\t${JSON.stringify(e.query)}`);
+    if (shown.length < filtered.length) out.push(`(${filtered.length - shown.length} older not shown; --all lists every entry)`);
+    out.push('mode: x = had -x (executed), plan = planned or validated only');
+    out.push('replay: tet qhist run N (1 = newest; -t FILE to run it against another file)');
+  }
+  process.stdout.write(out.join('\n') + '\n');
 }

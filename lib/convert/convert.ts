@@ -2,13 +2,13 @@
 // named by its path, tile by tile (one slab of the source in memory at a time), with dim names,
 // coordinate labels, attributes and a "convert" history row. The output appears atomically.
 import * as path from 'node:path';
-import { TetError } from '../errors';
+import { errorClassFor, TetError } from '../errors';
 import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName } from '../types';
 import { TetWriter } from '../writer';
 import { jsonNumber } from './attrs';
 import { f16BitsToNumber } from './dtype';
 import { chooseChunkShape, DEFAULT_SLAB_BYTES, gridCoords, slabAxes } from './chunking';
-import { detectSource } from './detect';
+import { detectSourceDetail } from './detect';
 import { convertError, describe } from './errors';
 import { nameFilter } from './glob';
 import { openHdf5 } from './hdf5';
@@ -22,14 +22,24 @@ const MAX_COORD_LABELS = 1_000_000;
 /** Slabs handed to the writer but not yet written; bounds memory held by the write queue. */
 const MAX_SLABS_IN_FLIGHT = 2;
 
-/** Opens a source of any supported kind (detected by content). */
+/** Opens a source of any supported kind (detected by content; by extension while the content
+ *  cannot be read yet, and then a failing reader says so). */
 export async function openSource(src: string, opts: OpenOptions = {}): Promise<SourceReader> {
-  const kind = detectSource(src);
-  switch (kind) {
-    case 'zarr3': return openZarr(src, 3, opts);
-    case 'zarr2': return openZarr(src, 2, opts);
-    case 'netcdf3': return openNetcdfClassic(src);
-    default: return openHdf5(src, opts);
+  const { kind, by } = detectSourceDetail(src);
+  try {
+    switch (kind) {
+      case 'zarr3': return await openZarr(src, 3, opts);
+      case 'zarr2': return await openZarr(src, 2, opts);
+      case 'netcdf3': return await openNetcdfClassic(src);
+      default: return await openHdf5(src, opts);
+    }
+  } catch (err) {
+    if (by === 'extension' && err instanceof TetError) {
+      const Cls = errorClassFor(err.code);
+      throw new Cls(err.code, `${err.message} (format ${kind} taken from the file extension: the content could not be read yet)`,
+        { cause: err, ...(err.detail ? { detail: err.detail } : {}) });
+    }
+    throw err;
   }
 }
 

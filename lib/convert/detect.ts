@@ -46,34 +46,91 @@ export function zarrVersion(dir: string): 2 | 3 | 0 {
   return 0;
 }
 
+/** Extensions detection falls back on (case-insensitive) when the content cannot be read yet. */
+export const SOURCE_EXTENSIONS: Readonly<Record<string, SourceKind>> = {
+  '.h5': 'hdf5', '.hdf5': 'hdf5', '.he5': 'hdf5', '.nc': 'netcdf3', '.nc4': 'hdf5', '.cdf': 'netcdf3', '.zarr': 'zarr3',
+};
+const EXTENSION_LIST = Object.keys(SOURCE_EXTENSIONS).join(' ');
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+/** The kind a file name's extension suggests (`.gz` is looked through and reported), or null. */
+export function kindFromExtension(src: string): { kind: SourceKind | null; ext: string; gz: boolean } {
+  let name = path.basename(src.replace(/[\\/]+$/, '')).toLowerCase();
+  const gz = name.endsWith('.gz');
+  if (gz) name = name.slice(0, -3);
+  const ext = path.extname(name);
+  return { kind: SOURCE_EXTENSIONS[ext] ?? null, ext, gz };
+}
+
+/** True when `head` is empty or a strict prefix of a signature: the file may still be being written. */
+function notReadableYet(head: Buffer): boolean {
+  if (head.length === 0) return true;
+  if (head.length >= 8) return false;
+  const isPrefix = (sig: Buffer) => head.length < sig.length && head.equals(sig.subarray(0, head.length));
+  return isPrefix(HDF5_SIGNATURE) || isPrefix(Buffer.from('CDF', 'latin1'));
+}
+
+export interface SourceDetection {
+  kind: SourceKind;
+  /** `content` (signature / metadata) or `extension` (the content could not be read yet). */
+  by: 'content' | 'extension';
+}
+
 /**
  * Detects the kind of `src`. HDF5 files are reported as `hdf5`; the HDF5 reader upgrades them to
  * `netcdf4` when it finds NetCDF-4 conventions inside.
  */
 export function detectSource(src: string): SourceKind {
+  return detectSourceDetail(src).kind;
+}
+
+/** detectSource, saying whether the content or (failing that) the extension decided. */
+export function detectSourceDetail(src: string): SourceDetection {
+  const byContent = (kind: SourceKind): SourceDetection => ({ kind, by: 'content' });
   let stat: fs.Stats;
   try {
     stat = fs.statSync(src);
   } catch (err) {
     throw convertError('TET_CONVERT_OPEN', `cannot open source ${src}: ${describe(err)}`, err);
   }
+  const ext = kindFromExtension(src);
+  const gzNote = ext.gz ? `; ${src} looks gzip-compressed (.gz): decompress it first (gunzip)` : '';
   if (stat.isDirectory()) {
     const v = zarrVersion(src);
-    if (v === 3) return 'zarr3';
-    if (v === 2) return 'zarr2';
+    if (v === 3) return byContent('zarr3');
+    if (v === 2) return byContent('zarr2');
     throw convertError('TET_CONVERT_UNKNOWN_FORMAT',
       `${src} is a directory without Zarr metadata: expected zarr.json (v3) or .zgroup/.zarray (v2)`);
   }
   const fd = openSourceFd(src);
+  let head: Buffer;
   try {
-    const head = Buffer.alloc(8);
-    const n = fs.readSync(fd, head, 0, 8, 0);
-    if (netcdfClassicVersion(head.subarray(0, n))) return 'netcdf3';
-    if (hdf5SignatureOffset(fd, stat.size) >= 0) return 'hdf5';
-    throw convertError('TET_CONVERT_UNKNOWN_FORMAT',
-      `${src}: unrecognized content (first bytes ${head.subarray(0, n).toString('hex') || 'none'}); expected ` +
-      `an HDF5 signature 89484446 0d0a1a0a, NetCDF classic 'CDF' + version 1/2/5, or a Zarr directory`);
+    const buf = Buffer.alloc(8);
+    let n = 0;
+    try {
+      n = fs.readSync(fd, buf, 0, 8, 0);
+    } catch {
+      n = 0;  // unreadable for now: the extension decides below
+    }
+    head = buf.subarray(0, n);
+    if (netcdfClassicVersion(head)) return byContent('netcdf3');
+    if (n > 0 && hdf5SignatureOffset(fd, stat.size) >= 0) return byContent('hdf5');
   } finally {
     fs.closeSync(fd);
   }
+  const gzip = head.length >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
+  if (gzip) {
+    throw convertError('TET_CONVERT_UNKNOWN_FORMAT',
+      `${src}: gzip-compressed content (first bytes 1f8b): decompress it first (gunzip), then convert the result`);
+  }
+  if (notReadableYet(head)) {
+    if (ext.kind && !ext.gz && ext.kind !== 'zarr3') return { kind: ext.kind, by: 'extension' };
+    throw convertError('TET_CONVERT_UNKNOWN_FORMAT',
+      `${src}: the content cannot be read yet (${head.length} of ${stat.size} bytes, no signature) and the extension ` +
+      `${JSON.stringify(ext.ext || '(none)')} does not say the format: expected one of ${EXTENSION_LIST} ` +
+      `(case-insensitive)${gzNote}`);
+  }
+  throw convertError('TET_CONVERT_UNKNOWN_FORMAT',
+    `${src}: unrecognized content (first bytes ${head.toString('hex') || 'none'}); expected ` +
+    `an HDF5 signature 89484446 0d0a1a0a, NetCDF classic 'CDF' + version 1/2/5, or a Zarr directory${gzNote}`);
 }

@@ -45,6 +45,8 @@ export interface UnpackPlan {
   unsigned: boolean;
   scale: number;
   offset: number;
+  /** scale_factor or add_offset present (else values are not multiplied / offset: -0 stays -0). */
+  scaled: boolean;
   /** Exact values that become NaN (compared after the unsigned reinterpretation). */
   missing: number[];
   maskNaN: boolean;
@@ -161,7 +163,7 @@ export function unpackPlan(v: SourceVariable): UnpackPlan | null {
   const defaultFill = fill === null && float ? DEFAULT_FILL[stored] : undefined;
   if (!scaled && !explicitMask && !unsigned && defaultFill === undefined) return null;
   if (!float) {
-    return { dtype: UNSIGNED_OF[stored] as DTypeName, stored, unsigned, scale: 1, offset: 0, missing: [], maskNaN: false,
+    return { dtype: UNSIGNED_OF[stored] as DTypeName, stored, unsigned, scale: 1, offset: 0, scaled: false, missing: [], maskNaN: false,
       validMin: null, validMax: null, float: false };
   }
   // (an unsigned view never equals the signed default fill, so it masks nothing there)
@@ -180,7 +182,7 @@ export function unpackPlan(v: SourceVariable): UnpackPlan | null {
   const attrKinds = ['scale_factor', 'add_offset'].filter((k) => k in a).map((k) => v.attrTypes[k]);
   const narrow = bits <= 16 || stored === 'f32';
   const f32 = narrow && (scaled ? attrKinds.every((k) => k === 'f32') : stored !== 'f64' && bits <= 32);
-  return { dtype: f32 ? 'f32' : 'f64', stored, unsigned, scale: scale ?? 1, offset: offset ?? 0,
+  return { dtype: f32 ? 'f32' : 'f64', stored, unsigned, scale: scale ?? 1, offset: offset ?? 0, scaled,
     missing, maskNaN, validMin, validMax, float: true, ...(big ? { big } : {}) };
 }
 
@@ -202,7 +204,11 @@ export function applyUnpack(raw: TetTypedArray, plan: UnpackPlan): TetTypedArray
   }
   const out = storageArray(plan.dtype, n) as Float32Array | Float64Array;
   const missing = new Set(plan.missing);
-  const { scale, offset, validMin, validMax, maskNaN, unsigned } = plan;
+  const { validMin, validMax, maskNaN, unsigned } = plan;
+  // Without scale_factor / add_offset the values are not computed on (netCDF4-python neither):
+  // x * 1 + 0 would turn -0 into +0.
+  const scale = plan.scaled ? plan.scale : 1;
+  const offset = plan.scaled ? plan.offset : -0;
   const f16 = plan.stored === 'f16';
   const big = raw instanceof BigInt64Array || raw instanceof BigUint64Array;
   const mod = 2 ** bits;

@@ -48,6 +48,8 @@ export function touchedChunksAlongAxis(range: AxisRange, extent: number, chunk: 
 export interface ReadPlanChunk {
   /** Chunk grid coordinates. */
   coords: number[];
+  /** The same grid coordinates under the reference's name (a copy of `coords`). */
+  chunk_index: number[];
   /** Global element coordinates of the tile's first element. */
   origin: number[];
   /** Tile extent (edge tiles are clipped to the array shape). */
@@ -80,11 +82,67 @@ export function touchedChunks(ranges: readonly AxisRange[], shape: readonly numb
       tile.push(Math.min(chunkShape[a], shape[a] - t.index * chunkShape[a]));
       selected *= t.selected;
     }
-    chunks.push({ coords, origin, tile_shape: tile, selected_elements: selected });
+    chunks.push({ coords, chunk_index: coords.slice(), origin, tile_shape: tile, selected_elements: selected });
     for (let a = ndim - 1; a >= 0; a--) {
       if (++idx[a] < perAxis[a].length) break;
       idx[a] = 0;
     }
   }
   return { total, perAxis, chunks };
+}
+
+/**
+ * Stored bytes of every touched chunk. Without zstd chunks (`storedBytes` omitted) a tile's
+ * stored size is its raw size, so the sum factors per axis (no enumeration); otherwise
+ * `storedBytes` gives each chunk's stored size in row-major grid order.
+ */
+export function touchedStoredBytes(perAxis: readonly AxisChunkTouch[][], shape: readonly number[],
+  chunkShape: readonly number[], elemSize: number, storedBytes?: ArrayLike<number>): number {
+  const ndim = perAxis.length;
+  if (!storedBytes) {
+    let total = elemSize;
+    for (let a = 0; a < ndim; a++) {
+      let s = 0;
+      for (const t of perAxis[a]) s += Math.min(chunkShape[a], shape[a] - t.index * chunkShape[a]);
+      total *= s;
+    }
+    return total;
+  }
+  const grid = shape.map((n, a) => Math.ceil(n / chunkShape[a]));
+  let total = 0;
+  const walk = (a: number, base: number): void => {
+    if (a === ndim) { total += storedBytes[base]; return; }
+    for (const t of perAxis[a]) walk(a + 1, base * grid[a] + t.index);
+  };
+  if (perAxis.every((l) => l.length > 0)) walk(0, 0);
+  return total;
+}
+
+/**
+ * Stored bytes of the touched tiles holding a selected element whose row-major position in the
+ * selection is below `limit` (the tiles a preview of `limit` values reads). Along an axis the
+ * first selected ordinal inside a touched chunk is the sum of the selections before it.
+ */
+export function previewStoredBytes(perAxis: readonly AxisChunkTouch[][], shape: readonly number[],
+  chunkShape: readonly number[], elemSize: number, limit: number, storedBytes?: ArrayLike<number>): number {
+  if (limit <= 0 || perAxis.some((l) => l.length === 0)) return 0;
+  const ndim = perAxis.length;
+  const counts = perAxis.map((l) => l.reduce((s, t) => s + t.selected, 0));
+  const stride = new Array<number>(ndim).fill(1);
+  for (let a = ndim - 2; a >= 0; a--) stride[a] = stride[a + 1] * counts[a + 1];
+  const grid = shape.map((n, a) => Math.ceil(n / chunkShape[a]));
+  let total = 0;
+  const walk = (a: number, minLogical: number, base: number, elems: number): void => {
+    if (minLogical >= limit) return;
+    if (a === ndim) { total += storedBytes ? storedBytes[base] : elems * elemSize; return; }
+    let ordinal = 0;
+    for (const t of perAxis[a]) {
+      const extent = Math.min(chunkShape[a], shape[a] - t.index * chunkShape[a]);
+      walk(a + 1, minLogical + ordinal * stride[a], base * grid[a] + t.index, elems * extent);
+      ordinal += t.selected;
+      if (minLogical + ordinal * stride[a] >= limit) break;
+    }
+  };
+  walk(0, 0, 0, 1);
+  return total;
 }

@@ -8,7 +8,7 @@ import type { CatalogSection, PlannedExecutionFields, ReadPlan } from './types';
 import type { CompiledPlan, OpName } from './encode';
 import { resolveAxes } from './axes';
 import { resolveBudget, type ExecutionBudget } from './budget';
-import { touchedChunks } from './chunks';
+import { previewStoredBytes, touchedChunks, touchedChunksAlongAxis, touchedStoredBytes } from './chunks';
 import { attrFillValue, datasetMetadata, dimNames } from './metadata';
 import { resolveSelection, type ResolvedSelection } from './selection';
 import { resolveSpillPath } from './spill';
@@ -84,7 +84,9 @@ function catalogSection(target: QueryTarget, name: string, ds: DatasetInfo | nul
     file: target.path,
     dataset: name,
     dataset_resolution: ds ? 'matched' : 'unmatched',
+    matched: ds !== null,
     available_datasets: target.datasets.map((d) => d.name),
+    chunk_index_rows: target.datasets.reduce((s, d) => s + d.chunkCount, 0),
   };
   if (!ds) return base;
   const elements = ds.shape.reduce((p, n) => p * n, 1);
@@ -92,6 +94,7 @@ function catalogSection(target: QueryTarget, name: string, ds: DatasetInfo | nul
   return {
     ...base,
     dataset_id: ds.id,
+    dataset_index: ds.id,
     dtype: ds.dtype,
     shape: ds.shape.slice(),
     chunk_shape: ds.chunkShape.slice(),
@@ -102,9 +105,17 @@ function catalogSection(target: QueryTarget, name: string, ds: DatasetInfo | nul
     stored_bytes: ds.storedBytes,
     ...(names ? { dim_names: names.slice() } : {}),
     file_execution: { ...target.fileExecution },
-    ...(ds.dtype === 'f32' ? { dataset_f32_bytes: 4 * elements } : {}),
-    ...(ds.dtype === 'f64' ? { dataset_f64_bytes: 8 * elements } : {}),
+    [`dataset_${ds.dtype}_bytes`]: DTYPE_SIZE[ds.dtype] * elements,
   };
+}
+
+/** Stored bytes of the touched chunks: the dataset's when every chunk is touched, the raw tile
+ *  sizes without zstd chunks, else from the chunk index (target.chunkStoredBytes). */
+function storedBytesOf(target: QueryTarget, ds: DatasetInfo, perAxis: Parameters<typeof touchedStoredBytes>[0],
+  touched: number): number {
+  if (touched === ds.chunkCount) return ds.storedBytes;
+  const perChunk = ds.codecs.zstd > 0 ? target.chunkStoredBytes?.(ds.id) : undefined;
+  return touchedStoredBytes(perAxis, ds.shape, ds.chunkShape, DTYPE_SIZE[ds.dtype], perChunk);
 }
 
 /** Resolves the document against the target's catalog; no execution, no host probing. */
@@ -135,6 +146,7 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
     chunks_per_axis: touched.perAxis.map((l) => l.length),
     chunks: touched.chunks,
     chunks_truncated: touched.total > touched.chunks.length,
+    total_stored_bytes: storedBytesOf(target, ds, touched.perAxis, touched.total),
   };
   return { doc, catalog, readPlan, dataset: ds, meta, selection, operation };
 }
@@ -155,6 +167,9 @@ export interface CompiledExecution {
   regime: IoRegime;
   /** Execution fields known before running (strategy, budget, device routing, ...). */
   fields: PlannedExecutionFields;
+  /** Stored bytes of the tiles the preview reads (for execution.total_bytes_read_from_disk);
+   *  computed on demand (zstd tiles need the chunk index). */
+  previewStoredBytes?: () => number;
 }
 
 function deviceRouting(requested: string | undefined, op: ResolvedOperation | null, logicalBytes: number):
@@ -220,10 +235,16 @@ export function compileExecution(planned: PlannedQuery, target: QueryTarget, opt
     ...(doc.execution?.threads ? { threads: doc.execution.threads } : {}),
     ...(spillPath ? { spillPath } : {}),
   };
+  const previewTiles = () => {
+    const perAxis = sel.axes.map((r, a) => touchedChunksAlongAxis(r, ds.shape[a], ds.chunkShape[a]));
+    const perChunk = ds.codecs.zstd > 0 ? target.chunkStoredBytes?.(ds.id) : undefined;
+    return previewStoredBytes(perAxis, ds.shape, ds.chunkShape, DTYPE_SIZE[ds.dtype], preview, perChunk);
+  };
   return {
     plan,
     budget,
     regime,
+    previewStoredBytes: previewTiles,
     fields: {
       memory_budget_bytes: budget.bytes,
       memory_budget_source: budget.source,

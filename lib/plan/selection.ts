@@ -55,7 +55,8 @@ export function resolveSelection(selection: readonly (SelectionAxisWire | null)[
   const ndim = shape.length;
   if (selection != null && selection.length !== ndim) {
     throw new TetQueryError('TET_QUERY_RANK_MISMATCH',
-      `query $.selection: expected ${ndim} entries (one per axis of the rank-${ndim} dataset), found ${selection.length}`);
+      `query $.selection: expected ${ndim} entries (one per axis of the rank-${ndim} dataset), found ${selection.length} ` +
+      `(selection rank ${selection.length} != dataset rank ${ndim}: the selection must have exactly ${ndim} axes)`);
   }
   const axes: AxisRange[] = [];
   for (let a = 0; a < ndim; a++) {

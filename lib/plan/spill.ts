@@ -63,8 +63,8 @@ export function resolveSpillPath(spill: string, tetPath: string, extraRoots: rea
   const roots = [...defaultSpillRoots(tetPath, env), ...extraRoots.map((r) => resolve(r))].map(canonicalPath);
   if (roots.some((r) => isInside(r, target))) return target;
   throw new TetQueryError('TET_QUERY_SPILL_NOT_ALLOWED',
-    `query $.spill: expected a path under ${roots.join(', ')} (add a root with --spill-allow / spillAllow), ` +
-    `found ${target}`);
+    `query $.spill: expected a path under an allowed root (${roots.join(', ')}; add a root with --spill-allow / ` +
+    `spillAllow), found ${target}`);
 }
 
 /** A fresh per-query directory under os.tmpdir()/tetration for temp_spill_materialize. */

@@ -6,16 +6,25 @@ import type { BudgetSource } from './budget';
 import type { ReadPlanChunk } from './chunks';
 import type { IoRegime } from './strategy';
 
+/** `dataset_<dtype>_bytes` (the reference's name for the dataset's logical bytes, one per dtype). */
+export type DatasetDtypeBytesKey = `dataset_${DTypeName}_bytes`;
+
 /** How the touched chunks of a selection were found: unit-step box, strided box, or index lists. */
 export type ChunkTouchPolicy = 'dense_half_open_unit_step' | 'strided_half_open' | 'index_list';
 
 /** The `catalog` section of a response: the dataset's entry in the file (or the available names). */
-export interface CatalogSection {
+export interface CatalogSection extends Partial<Record<DatasetDtypeBytesKey, number>> {
   file: string;
   dataset: string;
   dataset_resolution: 'matched' | 'unmatched';
+  /** dataset_resolution === 'matched' (the reference's field). */
+  matched: boolean;
   available_datasets: string[];
+  /** Rows of the file's chunk index (every dataset's chunks; one row per chunk). */
+  chunk_index_rows: number;
   dataset_id?: number;
+  /** The dataset's 0-based position in the catalog (= dataset_id; the reference's name). */
+  dataset_index?: number;
   dtype?: DTypeName;
   shape?: number[];
   chunk_shape?: number[];
@@ -57,6 +66,9 @@ export interface ReadPlan {
   /** Touched chunks, row-major by chunk coords (capped; see chunks_truncated). */
   chunks: ReadPlanChunk[];
   chunks_truncated: boolean;
+  /** Stored (on-disk, compressed for zstd) bytes of every touched chunk (all of them, also when
+   *  `chunks` is truncated). */
+  total_stored_bytes: number;
 }
 
 /** Execution fields known before running: budget, I/O regime, preview size, device routing. */

@@ -90,7 +90,7 @@ export function parseQueryText(text: string, format?: QueryFormat): QueryDocumen
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > QUERY_LIMITS.maxInputBytes) {
     throw new TetQueryError('TET_QUERY_TOO_LARGE',
-      `query: expected at most ${QUERY_LIMITS.maxInputBytes} bytes, found ${bytes} bytes`);
+      `query: expected at most ${QUERY_LIMITS.maxInputBytes} bytes (the maximum size), found ${bytes} bytes`);
   }
   const body = text.replace(/^\uFEFF/, '');
   const fmt = format ?? detectQueryFormat(body);
@@ -133,7 +133,7 @@ export function parseQueryFile(path: string): QueryDocument {
     const size = statSync(path).size;
     if (size > QUERY_LIMITS.maxInputBytes) {
       throw new TetQueryError('TET_QUERY_TOO_LARGE',
-        `query file ${path}: expected at most ${QUERY_LIMITS.maxInputBytes} bytes, found ${size} bytes`);
+        `query file ${path}: expected at most ${QUERY_LIMITS.maxInputBytes} bytes (the maximum size), found ${size} bytes`);
     }
     text = readFileSync(path, 'utf8');
   } catch (e) {

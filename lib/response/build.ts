@@ -5,13 +5,49 @@ import type { NativeQueryResult } from '../native';
 import { IO_MODE_NAME, STRATEGY_NAME } from '../plan/encode';
 import type { CompiledExecution, PlannedQuery } from '../plan/compile';
 import { aggregateResult } from './result';
-import type { ExecutionSection, QueryResponse } from './types';
+import type { QueryDocument } from '../query/document';
+import type { ExecutionSection, QueryResponse, QueryStatus } from './types';
 import { operationFields } from './wire';
+
+/** The top-level fields every response carries (the reference's names beside `status`). */
+function envelope(status: QueryStatus, doc: QueryDocument, tetFile: string | null): QueryResponse {
+  return {
+    status, accepted: true, dataset: doc.dataset, tet_file: tetFile,
+    selection_axes: Array.isArray(doc.selection) ? doc.selection.length : 0, query: doc,
+  };
+}
+
+/** The response of a query validated without a file (status validated). */
+export function validatedResponse(doc: QueryDocument): QueryResponse {
+  return envelope('validated', doc, null);
+}
 
 /** The response of a planned (not executed) query: status planned, or unmatched without a dataset. */
 export function plannedResponse(planned: Pick<PlannedQuery, 'doc' | 'catalog' | 'readPlan' | 'dataset'>): QueryResponse {
-  if (!planned.dataset || !planned.readPlan) return { status: 'unmatched', query: planned.doc, catalog: planned.catalog };
-  return { status: 'planned', query: planned.doc, catalog: planned.catalog, read_plan: planned.readPlan };
+  if (!planned.dataset || !planned.readPlan) {
+    return { ...envelope('unmatched', planned.doc, planned.catalog.file), catalog: planned.catalog };
+  }
+  return { ...envelope('planned', planned.doc, planned.catalog.file), catalog: planned.catalog, read_plan: planned.readPlan };
+}
+
+/**
+ * Stored bytes read from the file over every pass: the preview's own pass where it has one (the
+ * tiles holding its values: streaming folds and the in-place median / quantile read the preview
+ * before the operation; materializing strategies and spills take it from their buffer or file)
+ * and the operation's or spill's pass over every touched tile. The native count sums the passes
+ * it sees; the in-place selection of a small median / quantile reads its tiles without counting
+ * them, so when the count minus the preview's tiles is below one full pass, the full pass
+ * (read_plan.total_stored_bytes) is taken instead.
+ */
+function bytesReadFromDisk(counted: number, planned: PlannedQuery, compiled: CompiledExecution): number {
+  const op = planned.operation;
+  const strategy = compiled.plan.strategy;
+  if (op === null && strategy !== 'mmap_spill') return counted;
+  const separatePreview = strategy === 'streaming_fold'
+    || (strategy === 'in_memory_materialize' && op !== null && op.scalar && (op.name === 'median' || op.name === 'quantile'));
+  const preview = separatePreview && compiled.plan.previewMax > 0 ? compiled.previewStoredBytes?.() ?? 0 : 0;
+  const stored = planned.readPlan!.total_stored_bytes;
+  return counted - preview < stored ? preview + stored : counted;
 }
 
 /** The executed response: planned response + execution section built from the native result. */
@@ -32,17 +68,24 @@ export function buildExecutedResponse(planned: PlannedQuery, compiled: CompiledE
     simd: s.simd,
     chunks_read: s.chunksRead,
     stored_bytes_read: s.storedBytesRead,
+    total_bytes_read_from_disk: bytesReadFromDisk(s.storedBytesRead, planned, compiled),
     seconds: s.seconds,
     preview_length: (preview as unknown as ArrayLike<unknown>).length ?? 0,
   };
   const previewField = `${dtype}_preview` as keyof ExecutionSection;
   (execution as unknown as Record<string, unknown>)[previewField] = preview;
+  execution[`${dtype}_preview_truncated`] = execution.preview_length < planned.readPlan!.logical_element_count;
   if (compiled.plan.spillPath) {
     execution.spill_path = compiled.plan.spillPath;
     execution.spill_bytes = s.spillBytes;
     execution.spill_f32_path = compiled.plan.spillPath;
     execution.spill_f32_bytes = s.spillBytes;
   }
-  if (planned.operation) Object.assign(execution, operationFields(aggregateResult(planned.operation, result)));
+  if (planned.operation) {
+    Object.assign(execution, operationFields(aggregateResult(planned.operation, result)));
+    // Every reduction says how many elements it reduced (the reference's field; `count` sets it
+    // as its value already).
+    execution.operation_element_count ??= planned.readPlan!.logical_element_count;
+  }
   return { ...plannedResponse(planned), status: 'executed', execution };
 }

@@ -10,7 +10,7 @@
 // JSON output (lib/response/json.ts) writes NaN/±Infinity as "NaN"/"Infinity"/"-Infinity" and
 // bigint as exact integer digits.
 import type { QueryDocument } from '../query/document';
-import type { TetTypedArray } from '../types';
+import type { DTypeName, TetTypedArray } from '../types';
 import type { IoModeName, StrategyName } from '../plan/encode';
 import type { CatalogSection, PlannedExecutionFields, ReadPlan } from '../plan/types';
 
@@ -23,8 +23,11 @@ export type ScalarValue = number | boolean | bigint;
 export type IntegerList = (number | bigint)[];
 export type PartialValues = Float64Array | IntegerList | boolean[];
 
+/** `<dtype>_preview_truncated`: the preview holds fewer values than the selection (reference name). */
+export type PreviewTruncatedKey = `${DTypeName}_preview_truncated`;
+
 /** Fields the plan knows (budget, regime, routing) plus what the run measured and computed. */
-export interface ExecutionSection extends PlannedExecutionFields {
+export interface ExecutionSection extends PlannedExecutionFields, Partial<Record<PreviewTruncatedKey, boolean>> {
   memory_strategy: StrategyName;
   io_mode: IoModeName;
   fold_parallel: boolean;
@@ -33,6 +36,8 @@ export interface ExecutionSection extends PlannedExecutionFields {
   simd: string;
   chunks_read: number;
   stored_bytes_read: number;
+  /** Stored bytes read from the .tet file over every pass (preview pass + operation pass). */
+  total_bytes_read_from_disk: number;
   seconds: number;
   preview_length: number;
   spill_path?: string;
@@ -112,6 +117,14 @@ export interface ExecutionSection extends PlannedExecutionFields {
 
 export interface QueryResponse {
   status: QueryStatus;
+  /** The query document was valid (always true: an invalid one throws). Reference field. */
+  accepted: boolean;
+  /** The queried dataset name (= query.dataset). Reference field. */
+  dataset: string;
+  /** The .tet file planned against (= catalog.file), null when only validated. Reference field. */
+  tet_file: string | null;
+  /** Entries in the query's `selection` (0 without one). Reference field. */
+  selection_axes: number;
   /** The validated query document, echoed. */
   query: QueryDocument;
   catalog?: CatalogSection;

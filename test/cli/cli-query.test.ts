@@ -108,16 +108,18 @@ describe.skipIf(!ready)('tet query CLI behaviour (one_to_six_f32.tet: [[1,2,3],[
     expect(plan.read_plan.chunk_count).toBe(2);
     const v = tet(['query', '{"dataset":"a","sum":[]}', '--format', 'json']);
     expect(v.rc).toBe(0);
-    expect(JSON.parse(v.out)).toEqual({ status: 'validated', query: { dataset: 'a', sum: [] } });
+    expect(JSON.parse(v.out)).toEqual({ status: 'validated', accepted: true, dataset: 'a', tet_file: null, selection_axes: 0,
+      query: { dataset: 'a', sum: [] } });
   });
 
   it('TOML file, stdin, quiet and table formats', () => {
     const q = join(work, 'q.toml');
     writeFileSync(q, 'dataset = "a"\nsum = [0]\n');
     const quiet = tet(['query', q, '-t', file, '-x', '-q']);
-    expect(quiet.out.trim()).toBe('dataset="a" status=executed op=sum reduced_sum=[5,7,9] reduced_shape=[3]');
+    // issue 14: the reference's quiet keys
+    expect(quiet.out.trim()).toBe('dataset=a status=ok elements=6 op=sum axes=[0] values=[5,7,9] reduced_shape=3');
     const stdin = tet(['query', '-t', file, '-x', '--format', 'quiet'], 'dataset = "a"\nmean = []\n');
-    expect(stdin.out.trim()).toBe('dataset="a" status=executed op=mean mean=3.5');
+    expect(stdin.out.trim()).toBe('dataset=a status=ok elements=6 op=mean mean=3.5');
     const table = tet(['query', '{"dataset":"a","max":[]}', '-t', file, '-x', '--format', 'table']);
     expect(table.rc).toBe(0);
     expect(table.out).toContain('operation_max');
@@ -155,13 +157,15 @@ describe.skipIf(!ready)('tet query CLI behaviour (one_to_six_f32.tet: [[1,2,3],[
     expect(refused.err).toMatch(/^error: query \$\.spill: expected a path under/);
   });
 
-  it('qhist records queries, rotates at TET_QUERY_HISTORY_MAX and re-runs entry N', () => {
+  it('qhist records queries, rotates at TET_QUERY_HISTORY_MAX and re-runs entry N (1 = newest)', () => {
     for (const op of ['sum', 'mean', 'max', 'min']) tet(['query', `{"dataset":"a","${op}":[]}`, '-t', file, '-x', '-q']);
-    const list = tet(['qhist', 'list']).out.trim().split('\n');
+    // issue 14: newest first; entry rows are the numbered lines
+    const list = tet(['qhist', 'list']).out.trim().split('\n').filter((l) => /^\d+\t/.test(l));
     expect(list).toHaveLength(3);
-    expect(list[2]).toContain('"min":[]');
-    const rerun = tet(['qhist', 'run', '1', '-q']);
-    expect(rerun.out.trim()).toBe('dataset="a" status=executed op=mean mean=3.5');
+    expect(list[0]).toContain('"min":[]');
+    expect(list[2]).toContain('"mean":[]');
+    const rerun = tet(['qhist', 'run', '3', '-q']);
+    expect(rerun.out.trim()).toBe('dataset=a status=ok elements=6 op=mean mean=3.5');
     expect(tet(['qhist', 'run', '9']).rc).toBe(2);
   });
 });

@@ -45,13 +45,13 @@ describe('full and json', () => {
       const full = tet(q, SIX, '-x', '--format', 'full');
       const json = tet(q, SIX, '-x', '--format', 'json');
       expect(full.split('\n').length).toBeGreaterThan(20);
-      expect(full).toMatch(/^\{\n  "status": "executed",\n  "query": \{\n    "dataset": "a",/);
+      expect(full).toMatch(/^\{\n  "status": "executed",\n  "accepted": true,\n  "dataset": "a",\n/);
       expect(json.trimEnd()).not.toContain('\n');
       const a = JSON.parse(full);
       const b = JSON.parse(json);
       for (const r of [a, b]) for (const k of ['seconds', 'host_available_ram_bytes', 'memory_budget_bytes']) delete r.execution[k];
       expect(b).toEqual(a);
-      expect(Object.keys(a)).toEqual(['status', 'query', 'catalog', 'read_plan', 'execution']);
+      expect(Object.keys(a)).toEqual(['status', 'accepted', 'dataset', 'tet_file', 'selection_axes', 'query', 'catalog', 'read_plan', 'execution']);
       expect(a.query).toEqual(q);
       expect(a.catalog).toMatchObject({ dataset: 'a', dtype: 'f32', shape: [2, 3], chunk_shape: [2, 2], grid: [1, 2], chunk_count: 2 });
       // default preview 64 for full/json: the selection's first values
@@ -71,7 +71,7 @@ describe('full and json', () => {
 describe('stats and plan', () => {
   it('stats: execution without previews, read_plan without the chunk list', () => {
     const s = JSON.parse(tet(SCALAR, SIX, '-x', '--format', 'stats'));
-    expect(Object.keys(s)).toEqual(['status', 'query', 'catalog', 'read_plan', 'execution']);
+    expect(Object.keys(s)).toEqual(['status', 'accepted', 'dataset', 'tet_file', 'selection_axes', 'query', 'catalog', 'read_plan', 'execution']);
     expect(s.execution).toMatchObject({ operation: 'mean', operation_mean: 3.5, memory_strategy: 'streaming_fold', io_regime: 'in_core' });
     expect(Object.keys(s.execution).filter((k) => k.endsWith('_preview'))).toEqual([]);
     expect(s.read_plan.chunks).toBeUndefined();
@@ -86,8 +86,11 @@ describe('stats and plan', () => {
   it('plan: the read plan summary and no execution, also with -x', () => {
     for (const q of [SCALAR, PARTIAL]) {
       for (const x of [[], ['-x']]) {
-        const p = JSON.parse(tet(q, SIX, ...x, '--format', 'plan'));
-        expect(Object.keys(p)).toEqual(['status', 'query', 'catalog', 'read_plan']);
+        const text = tet(q, SIX, ...x, '--format', 'plan');
+        // issue 14: pretty-printed
+        expect(text).toMatch(/^\{\n  "status": /);
+        const p = JSON.parse(text);
+        expect(Object.keys(p)).toEqual(['status', 'accepted', 'dataset', 'tet_file', 'selection_axes', 'query', 'catalog', 'read_plan']);
         expect(p.status).toBe(x.length ? 'executed' : 'planned');
         expect(p.read_plan.chunks).toBeUndefined();
         expect(p.read_plan).toMatchObject({ dataset: 'a', dtype: 'f32', chunk_count: 2, chunks_per_axis: [1, 2],
@@ -99,11 +102,12 @@ describe('stats and plan', () => {
 
 describe('quiet and table', () => {
   it('quiet (and -q) is one line with the operation result', () => {
-    expect(tet(SCALAR, SIX, '-x', '--format', 'quiet')).toBe('dataset="a" status=executed op=mean mean=3.5\n');
-    expect(tet(SCALAR, SIX, '-x', '-q')).toBe('dataset="a" status=executed op=mean mean=3.5\n');
-    expect(tet(PARTIAL, SIX, '-x', '-q')).toBe('dataset="a" status=executed op=sum reduced_sum=[5,9] reduced_shape=[2]\n');
-    // without -x: the plan's size
-    expect(tet(PARTIAL, SIX, '-q')).toBe('dataset="a" status=planned elements=4 chunks=2\n');
+    // issue 14: the reference's keys (dataset=a status=ok elements=N; axes / values / reduced_shape)
+    expect(tet(SCALAR, SIX, '-x', '--format', 'quiet')).toBe('dataset=a status=ok elements=6 op=mean mean=3.5\n');
+    expect(tet(SCALAR, SIX, '-x', '-q')).toBe('dataset=a status=ok elements=6 op=mean mean=3.5\n');
+    expect(tet(PARTIAL, SIX, '-x', '-q')).toBe('dataset=a status=ok elements=4 op=sum axes=[0] values=[5,9] reduced_shape=2\n');
+    // without -x: the plan's size, logical_shape in the reference's 2×3 form
+    expect(tet(PARTIAL, SIX, '-q')).toBe('dataset=a status=ok logical_shape=2×2 elements=4 chunks=2\n');
   });
 
   it('table: query, read plan, execution and result tables with the values', () => {
@@ -149,7 +153,7 @@ print(json.dumps({'max': repr(float(np.max(a))), 'nan_count': int(np.isnan(a).su
       expect(text).toMatch(/"operation_max": ?"NaN"/);
       expect(JSON.parse(text).execution.operation_max).toBe('NaN');
     }
-    expect(tet(q, file, '-x', '-q')).toBe('dataset="obs" status=executed op=max max=NaN\n');
+    expect(tet(q, file, '-x', '-q')).toMatch(/^dataset=obs status=ok elements=\d+ op=max max=NaN\n$/);
     expect(tableRows(tet(q, file, '-x', '--format', 'table')).find((r) => r[0] === 'operation_max')).toEqual(['operation_max', 'NaN']);
     const n = JSON.parse(tet({ dataset: 'obs', nan_count: [] }, file, '-x', '--format', 'json')).execution;
     expect(Object.entries(n).find(([k]) => k.startsWith('operation_') && k !== 'operation')?.[1]).toBe(want.nan_count);

@@ -13,7 +13,7 @@ const PUBLIC_NAMES = [
   'TetBudgetError', 'TetCancelledError', 'TetConvertError', 'TetDeviceError', 'TetError', 'TetFile', 'TetFormatError', 'TetIoError',
   'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'exportZarr', 'f32Text', 'plotSpec', 'renderPlot', 'hostInfo', 'isTetError', 'mergePartials', 'open', 'openSync',
   'parseQueryFile', 'parseQueryText', 'planQuery', 'queryJsonSchema', 'repair', 'runQuery', 'toJsonText', 'validateQuery',
-  'verify',
+  'validatedResponse', 'verify',
 ].sort();
 
 const names = (m: object) => Object.keys(m).filter((k) => k !== 'default' && k !== '__esModule').sort();

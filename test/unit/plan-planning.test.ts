@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TetBudgetError, TetQueryError } from '../../lib/errors';
 import { resolveSelection } from '../../lib/plan/selection';
 import { resolveAxes } from '../../lib/plan/axes';
-import { touchedChunks, touchedChunksAlongAxis } from '../../lib/plan/chunks';
+import { previewStoredBytes, touchedChunks, touchedChunksAlongAxis, touchedStoredBytes } from '../../lib/plan/chunks';
 import { resolveBudget, UNKNOWN_HOST_BUDGET_BYTES } from '../../lib/plan/budget';
 import { chooseIoMode, chooseStrategy, ioRegime } from '../../lib/plan/strategy';
 import { resolveSpillPath } from '../../lib/plan/spill';
@@ -99,12 +99,29 @@ describe('chunk touching (strided rule)', () => {
   it('step 2 over [0,37) with tiles of 8 touches all 5 tiles with 4,4,4,4,3 positions', () => {
     expect(touchedChunksAlongAxis({ start: 0, stop: 37, step: 2, count: 19 }, 37, 8).map((t) => t.selected)).toEqual([4, 4, 4, 4, 3]);
   });
+  it('stored bytes of touched tiles (raw: tile sizes; per-chunk sizes; preview tiles by row-major position)', () => {
+    // [2,3] f32 in [2,2] tiles: tile (0,0) holds 4 values (16 B), tile (0,1) 2 values (8 B)
+    const full = [{ start: 0, stop: 2, step: 1, count: 2 }, { start: 0, stop: 3, step: 1, count: 3 }];
+    const perAxis = full.map((r, a) => touchedChunksAlongAxis(r, [2, 3][a], 2));
+    expect(touchedStoredBytes(perAxis, [2, 3], [2, 2], 4)).toBe(24);
+    expect(touchedStoredBytes(perAxis, [2, 3], [2, 2], 4, [100, 7])).toBe(107);
+    // the preview's first k values, row-major: 0 -> (0,0); 1 -> (0,1); 2 -> (0,2) in tile (0,1)
+    expect(previewStoredBytes(perAxis, [2, 3], [2, 2], 4, 0)).toBe(0);
+    expect(previewStoredBytes(perAxis, [2, 3], [2, 2], 4, 2)).toBe(16);
+    expect(previewStoredBytes(perAxis, [2, 3], [2, 2], 4, 3)).toBe(24);
+    expect(previewStoredBytes(perAxis, [2, 3], [2, 2], 4, 3, [100, 7])).toBe(107);
+    // rows of 9 over tiles [1,4]: the first 4 values lie in tile (0,0) only
+    const rows = [{ start: 0, stop: 3, step: 1, count: 3 }, { start: 0, stop: 9, step: 1, count: 9 }];
+    const pa = rows.map((r, a) => touchedChunksAlongAxis(r, [3, 9][a], [1, 4][a]));
+    expect(previewStoredBytes(pa, [3, 9], [1, 4], 1, 4)).toBe(4);
+    expect(previewStoredBytes(pa, [3, 9], [1, 4], 1, 10)).toBe(9 + 4);
+  });
   it('lists touched chunks row-major with clipped edge tiles', () => {
     const r = touchedChunks([{ start: 0, stop: 2, step: 1, count: 2 }, { start: 0, stop: 3, step: 1, count: 3 }], [2, 3], [2, 2], 100);
     expect(r.total).toBe(2);
     expect(r.chunks).toEqual([
-      { coords: [0, 0], origin: [0, 0], tile_shape: [2, 2], selected_elements: 4 },
-      { coords: [0, 1], origin: [0, 2], tile_shape: [2, 1], selected_elements: 2 },
+      { coords: [0, 0], chunk_index: [0, 0], origin: [0, 0], tile_shape: [2, 2], selected_elements: 4 },
+      { coords: [0, 1], chunk_index: [0, 1], origin: [0, 2], tile_shape: [2, 1], selected_elements: 2 },
     ]);
     const capped = touchedChunks([{ start: 0, stop: 37, step: 1, count: 37 }, { start: 0, stop: 23, step: 1, count: 23 }], [37, 23], [8, 5], 3);
     expect(capped.total).toBe(25);
@@ -205,7 +222,9 @@ describe('planning against a catalog', () => {
     expect(p.readPlan).toBeNull();
     expect(p.catalog.dataset_resolution).toBe('unmatched');
     expect(p.catalog.available_datasets).toEqual(['temperature', 'table']);
-    expect(plannedResponse(p)).toEqual({ status: 'unmatched', query: p.doc, catalog: p.catalog });
+    expect(plannedResponse(p)).toEqual({ status: 'unmatched', accepted: true, dataset: 'nope', tet_file: '/data/f.tet',
+      selection_axes: 0, query: p.doc, catalog: p.catalog });
+    expect(p.catalog.matched).toBe(false);
   });
   it('read plan geometry', () => {
     const rp = plan({ dataset: 'temperature', mean: [], selection: [{ start: 3, stop: 37, step: 10 }, { stop: 6 }] }).readPlan!;

@@ -65,7 +65,8 @@ describe('response building and views', () => {
     expect(h.execution!.operation_histogram_edges).toEqual([1, 3.5, 6]);
     const q = run({ dataset: 'a', arg_max: [] }, { values: new BigUint64Array([5n]) });
     expect(q.execution!.operation_argmax_index).toBe(5);
-    expect(quietLine(q)).toBe('dataset="a" status=executed op=arg_max argmax_index=5');
+    // issue 14: the reference's quiet keys (dataset bare, status=ok, elements = elements reduced)
+    expect(quietLine(q)).toBe('dataset=a status=ok elements=6 op=arg_max argmax_index=5');
   });
   it('stats drops previews and chunk rows; plan drops execution', () => {
     const r = run({ dataset: 'a', sum: [] }, { values: new Float64Array([21]) });
