@@ -4,6 +4,7 @@ import { kMaxLength } from 'node:buffer';
 import { TetBudgetError, TetQueryError } from '../errors';
 import { DTYPE_SIZE, type DatasetInfo, type DatasetMetadata, type QueryTarget } from '../types';
 import { queryOperation, type QueryDocument, type ReductionName } from '../query/document';
+import { DEVICE_TOKEN } from '../query/validate';
 import type { CatalogSection, PlannedExecutionFields, ReadPlan } from './types';
 import type { CompiledPlan, OpName } from './encode';
 import { resolveAxes } from './axes';
@@ -175,6 +176,10 @@ export interface CompiledExecution {
 function deviceRouting(requested: string | undefined, op: ResolvedOperation | null, logicalBytes: number):
   Pick<PlannedExecutionFields, 'device_requested' | 'device_used' | 'device_fallback_reason'> {
   if (!requested) return {};
+  if (!DEVICE_TOKEN.test(requested)) {
+    throw new TetQueryError('TET_QUERY_INVALID',
+      `device: expected cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi, found ${JSON.stringify(requested)}`);
+  }
   let reason: string | undefined;
   if (requested !== 'cpu') {
     if (!op) reason = 'preview_or_spill_only';

@@ -13,6 +13,9 @@ import { checkIndexAxisKeys, checkIndexList } from './indices';
 /** The JSON Schema (draft-07) of the query wire; also shipped as dist/query-schema.json. */
 export const queryJsonSchema: Readonly<Record<string, unknown>> = querySchema;
 
+/** A device token (execution.device, `--device`, the SDK's `device` option): the schema's own pattern. */
+export const DEVICE_TOKEN = new RegExp(querySchema.definitions.execution.properties.device.pattern);
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
 }

@@ -262,4 +262,13 @@ describe('planning against a catalog', () => {
     expect(() => compileExecution(plan({ dataset: 'temperature', execution: { memory_budget_bytes: 16 } }), target,
       { preview: 0, hostAvailableRamBytes: 1 << 30 })).toThrow(TetBudgetError);
   });
+  it('device routing: a valid token is reported on the CPU with a reason; any other token is TET_QUERY_INVALID', () => {
+    const p = plan({ dataset: 'temperature', sum: [] });
+    const run = (device: string) => compileExecution(p, target, { preview: 0, hostAvailableRamBytes: 1 << 30, device }).fields;
+    expect(run('cpu')).toMatchObject({ device_requested: 'cpu', device_used: 'cpu' });
+    expect(run('cpu').device_fallback_reason).toBeUndefined();
+    expect(run('cuda:1')).toMatchObject({ device_requested: 'cuda:1', device_used: 'cpu', device_fallback_reason: 'gpu_feature_disabled' });
+    expect(run('auto')).toMatchObject({ device_used: 'cpu', device_fallback_reason: 'auto_below_size_threshold' });
+    for (const bad of ['bogus', 'cuda:', 'CUDA', 'cuda:12345', 'cpu ']) expect(codeOf(() => run(bad))).toBe('TET_QUERY_INVALID');
+  });
 });
