@@ -1,6 +1,7 @@
 // An open .tet file: catalog, footer metadata/history, element reads and queries. The native
 // handle is read-only and shared by concurrent reads; close() only stops new work.
 import { closeSync, fstatSync, openSync as openFd, readSync } from 'node:fs';
+import { inspect } from 'node:util';
 import { binding } from './binding';
 import { runNative } from './engine';
 import { TetCancelledError, TetError, TetIoError, TetQueryError, toTetError } from './errors';
@@ -219,6 +220,12 @@ export class TetFile implements QueryTarget {
   /** Plans a query without executing it. */
   plan(input: Parameters<typeof planQuery>[1]): ReturnType<typeof planQuery> {
     return planQuery(this, input);
+  }
+
+  /** console.log / util.inspect (also what a notebook prints): the path and each dataset's dtype and shape. */
+  [inspect.custom](): string {
+    const list = this.datasets.map((d) => `${d.name} ${d.dtype}[${d.shape.join(', ')}]`).join(', ');
+    return `TetFile ${this.path} (${this.datasets.length} dataset${this.datasets.length === 1 ? '' : 's'}: ${list})`;
   }
 
   /** Releases the file. Idempotent; reads already running finish, new ones reject TET_IO_CLOSED. */

@@ -34,6 +34,10 @@ export type {
 export type { IoRegime } from './plan/strategy';
 export type { BudgetSource } from './plan/budget';
 
+// Notebooks (tslab): rich display of files and results
+export { display, toHTML } from './notebook';
+export type { RichOutput } from './notebook';
+
 // Pictures of results (lib/plot)
 export { renderPlot, plotSpec } from './plot';
 export type { PlotOptions, PlotSpec, PlotPadding } from './plot';

@@ -11,8 +11,8 @@ import * as api from '../../lib/index';
 const PUBLIC_NAMES = [
   'DTYPE_BY_TAG', 'DTYPE_SIZE', 'DTYPE_TAG', 'ERROR_CODES', 'QUERY_LIMITS', 'QUICK_DECODE_CHUNKS', 'REPAIR_CODES',
   'TetBudgetError', 'TetCancelledError', 'TetConvertError', 'TetDeviceError', 'TetError', 'TetFile', 'TetFormatError', 'TetIoError',
-  'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'exportZarr', 'f32Text', 'plotSpec', 'renderPlot', 'hostInfo', 'isTetError', 'mergePartials', 'open', 'openSync',
-  'parseQueryFile', 'parseQueryText', 'planQuery', 'queryJsonSchema', 'repair', 'runQuery', 'toJsonText', 'validateQuery',
+  'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'display', 'exportZarr', 'f32Text', 'plotSpec', 'renderPlot', 'hostInfo', 'isTetError', 'mergePartials', 'open', 'openSync',
+  'parseQueryFile', 'parseQueryText', 'planQuery', 'queryJsonSchema', 'repair', 'runQuery', 'toHTML', 'toJsonText', 'validateQuery',
   'validatedResponse', 'verify',
 ].sort();
 
