@@ -16,8 +16,8 @@ export { DTYPE_BY_TAG, DTYPE_TAG, DTYPE_SIZE } from './types';
 export type * from './types';
 
 // Queries (lib/query, lib/response)
-export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, runQuery, planQuery, QUERY_LIMITS, mergePartials } from './query';
-export type { QueryDocument, RunQueryOptions, QueryFormat, SelectionAxisWire, QueryPartialOptions, MergePartialsOptions } from './query';
+export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, runQuery, planQuery, QUERY_LIMITS, mergePartials, mergeRound, runSharded, MAX_SHARD_ROUNDS } from './query';
+export type { QueryDocument, RunQueryOptions, QueryFormat, SelectionAxisWire, QueryPartialOptions, MergePartialsOptions, MergeRoundResult } from './query';
 export { toJsonText } from './response';
 export type { QueryResponse } from './response';
 

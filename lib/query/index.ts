@@ -10,5 +10,5 @@ export type {
   NullCountParams, QuantileParams, HistogramParams, AxisParams, ReductionName,
 } from './document';
 export { QUERY_LIMITS } from './limits';
-export { runQueryPartial, mergePartials } from './shard';
-export type { QueryPartialOptions, MergePartialsOptions } from './shard';
+export { runQueryPartial, mergePartials, mergeRound, runSharded, MAX_SHARD_ROUNDS } from './shard';
+export type { QueryPartialOptions, MergePartialsOptions, MergeRoundResult } from './shard';

@@ -158,6 +158,17 @@ class MergePartialsWorker : public PromiseWorker {
   }
   Napi::Value Result(Napi::Env env) override {
     Napi::Object out = Napi::Object::New(env);
+    out.Set("done", Napi::Boolean::New(env, merged_.done));
+    out.Set("op", Napi::String::New(env, merged_.op));
+    if (!merged_.done) {
+      Napi::Uint8Array r = Napi::Uint8Array::New(env, merged_.next_round.size());
+      if (!merged_.next_round.empty()) std::memcpy(r.Data(), merged_.next_round.data(), merged_.next_round.size());
+      out.Set("round", r);
+      out.Set("roundNo", Napi::Number::New(env, merged_.next_round_no));
+      out.Set("doc", Napi::String::New(env, merged_.doc));
+      out.Set("context", Napi::String::New(env, merged_.context));
+      return out;
+    }
     out.Set("result", QueryResultToJs(env, merged_.result, merged_.dtype));
     out.Set("doc", Napi::String::New(env, merged_.doc));
     out.Set("context", Napi::String::New(env, merged_.context));
@@ -183,6 +194,7 @@ Napi::Value ExecutePartial(const Napi::CallbackInfo& info) {
     req.doc = StringArg(info, 4, "doc");
     req.context = StringArg(info, 5, "context");
     CancelFlag cancel = info.Length() > 6 ? UnwrapCancel(info[6]) : nullptr;
+    if (info.Length() > 7 && !info[7].IsUndefined() && !info[7].IsNull()) req.round = BytesArg(info, 7, "round");
     return (new ExecutePartialWorker(env, OpenFileOf(handle), std::move(plan), std::move(req), std::move(cancel)))->Start();
   });
 }
