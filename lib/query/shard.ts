@@ -113,8 +113,10 @@ export async function runQueryPartial(target: QueryTarget, input: string | objec
   }
   const round = opts.round === undefined ? undefined
     : opts.round.constructor === Uint8Array ? opts.round : new Uint8Array(opts.round);
+  // which shard, and the round request, travel in the plan's SHARD section
+  compiled.plan.shard = { begin: 0, end: 1, of: 1, index: i, count: n, ...(round ? { round } : {}) };
   return runCompiled(compiled, opts.signal, (bytes, token) => native.executePartial(target.native as NativeFileHandle,
-    bytes, i, n, JSON.stringify(doc), encodeContext(context), token, round));
+    bytes, JSON.stringify(doc), encodeContext(context), token));
 }
 
 /**
