@@ -209,7 +209,8 @@ TEST_CASE("shard: codec errors are TET_SHARD_* codes, never crashes") {
 }
 
 TEST_CASE("shard: round requests: corrupt, foreign and stale rounds are TET_SHARD_* codes") {
-  const MemSource src(DType::F64, {kRows, kCols}, {kChunk, kChunk}, make_data(DType::F64, 9));
+  // i64 (no NaN, 64-bit keys: a median takes 2..4 rounds)
+  const MemSource src(DType::I64, {kRows, kCols}, {kChunk, kChunk}, make_data(DType::I64, 9));
   QueryPlan p = base_plan(Op::Median, 3, false);
   const QueryResult want = execute(src, p);
   const auto r1 = shard_all(src, p, 3, "{\"m\":1}");
@@ -244,7 +245,7 @@ TEST_CASE("shard: round requests: corrupt, foreign and stale rounds are TET_SHAR
   QueryPlan q = p;
   q.op = Op::Quantile, q.q = 0.7;
   CHECK_THROWS_CODE(execute_partial(src, q, rq), "TET_SHARD_MISMATCH");
-  const MemSource src2(DType::F64, {kRows, kCols}, {kChunk, 250}, make_data(DType::F64, 9));
+  const MemSource src2(DType::I64, {kRows, kCols}, {kChunk, 250}, make_data(DType::I64, 9));
   CHECK_THROWS_CODE(execute_partial(src2, p, rq), "TET_SHARD_MISMATCH");
   rq.shards = 4;
   CHECK_THROWS_CODE(execute_partial(src, p, rq), "TET_SHARD_MISMATCH");
