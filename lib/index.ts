@@ -23,9 +23,9 @@ export type {
   NullCountParams, QuantileParams, HistogramParams, ReductionName,
 } from './query';
 export type { SimpleOpName, ParamOpName } from './query/document';
-export { runQuery, planQuery, mergePartials } from './run';
+export { runQuery, planQuery, mergePartials, mergeRound, runSharded, MAX_SHARD_ROUNDS } from './run';
 export { validatedResponse } from './response/build';
-export type { RunQueryOptions, QueryPartialOptions, MergePartialsOptions } from './run';
+export type { RunQueryOptions, QueryPartialOptions, MergePartialsOptions, MergeRoundResult } from './run';
 export { toJsonText, f32Text } from './response/json';
 export type {
   QueryResponse, ExecutionSection, QueryStatus, CatalogSection, ReadPlan, ReadPlanAxis, ReadPlanChunk,

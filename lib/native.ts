@@ -74,10 +74,16 @@ export interface NativeBinding {
    * Shard `shard` of `shards` of a plan (native/include/tet/shard.h): resolves with the partial's
    * bytes. `doc` is fingerprinted with the plan; `context` travels to the merge unread.
    */
-  executePartial(file: NativeFileHandle, plan: Uint8Array, shard: number, shards: number, doc: string, context: string,
+  /** Runs the shard the plan's SHARD section names (index, count and the optional round request). */
+  executePartial(file: NativeFileHandle, plan: Uint8Array, doc: string, context: string,
     cancel: NativeCancelToken | null): Promise<Uint8Array>;
-  /** Validates and merges a complete set of partials (rejects with a TET_SHARD_* code). */
-  mergePartials(parts: Uint8Array[]): Promise<{ result: NativeQueryResult; doc: string; context: string }>;
+  /**
+   * Validates and merges a complete set of partials of one round (rejects with a TET_SHARD_*
+   * code): the result when done, else the next round request (tier C).
+   */
+  mergePartials(parts: Uint8Array[]): Promise<{
+    done: boolean; op: string; result?: NativeQueryResult; doc: string; context: string; round?: Uint8Array; roundNo?: number;
+  }>;
   closeFile(file: NativeFileHandle): void;
   createCancelToken(): NativeCancelToken;
   cancel(token: NativeCancelToken): void;

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
-  mergePartials, open, parseQueryFile, parseQueryText, renderPlot, TetIoError, TetQueryError, validatedResponse, validateQuery,
+  mergeRound, open, parseQueryFile, parseQueryText, renderPlot, TetError, TetIoError, TetQueryError, validatedResponse, validateQuery,
   type DatasetMetadata, type QueryDocument, type QueryResponse,
 } from '../index';
 import {
@@ -37,6 +37,7 @@ interface QueryCliOptions {
   shard?: [number, number];
   partialOut?: string;
   plot?: string;
+  round?: string;
 }
 
 /** --plot FILE: the picture's format from the file name (.svg or .png). */
@@ -55,6 +56,9 @@ async function writePlot(resp: QueryResponse, path: string, metadata?: DatasetMe
     throw new TetIoError('TET_IO_WRITE', `cannot write the picture to ${path}: ${(e as Error).message}`);
   }
 }
+
+/** `tet merge` exit status when the shards must run another round (tier C; see --round-out). */
+export const EXIT_ROUND_NEEDED = 3;
 
 function shardSpec(value: string): [number, number] {
   const m = /^\s*([0-9]+)\s*\/\s*([0-9]+)\s*$/.exec(value);
@@ -145,6 +149,7 @@ export function registerQueryCommands(program: Command): void {
     .option('--shard <i/n>', 'run only shard I (0-based) of N of the query (needs -x and --partial-out)', shardSpec)
     .option('--plot <file>', 'also draw the result as a picture: FILE.svg or FILE.png (needs -x)', plotPath)
     .option('--partial-out <file>', 'write the shard\'s partial state here (merge the shards with `tet merge`)')
+    .option('--round <file>', 'the round request `tet merge --round-out` wrote (rounds 2+ of median / quantile / histogram)')
     .action(async (queryArg: string | undefined, opts: QueryCliOptions, cmd: Command) => {
       const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
       if (opts.execute && !opts.tet) cmd.error('error: -x/--execute needs -t/--tet FILE', { exitCode: 2 });
@@ -154,11 +159,21 @@ export function registerQueryCommands(program: Command): void {
         cmd.error('error: --shard and --partial-out go together', { exitCode: 2 });
       }
       if (opts.shard && !opts.execute) cmd.error('error: --shard needs -x/--execute', { exitCode: 2 });
+      if (opts.round && !opts.shard) cmd.error('error: --round needs --shard I/N and --partial-out', { exitCode: 2 });
       const doc = readQueryArgument(queryArg, cmd);
       if (opts.shard && opts.partialOut) {
+        let round: Uint8Array | undefined;
+        if (opts.round) {
+          try {
+            round = new Uint8Array(readFileSync(opts.round));
+          } catch (e) {
+            throw new TetIoError('TET_IO_OPEN', `cannot read round request ${opts.round}: ${(e as Error).message}`);
+          }
+        }
         const file = await open(opts.tet!);
         try {
           const bytes = await file.queryPartial(doc, {
+            ...(round ? { round } : {}),
             shard: opts.shard, preview: opts.preview ?? opts.previewF32 ?? defaultPreviewFor(format),
             spillAllow: opts.spillAllow, ...(opts.device ? { device: opts.device } : {}),
           });
@@ -188,11 +203,13 @@ export function registerQueryCommands(program: Command): void {
 
   program
     .command('merge')
-    .description('merge the partials of every shard of one query (`tet query -x --shard I/N --partial-out P`) and print its response')
-    .argument('<partials...>', 'partial files, one per shard, in any order')
+    .description('merge the partials of every shard of one query (`tet query -x --shard I/N --partial-out P`) and print its response; ' +
+      `when the shards must run another round (median / quantile / histogram) write the round request to --round-out and exit ${EXIT_ROUND_NEEDED}`)
+    .argument('<partials...>', 'partial files, one per shard, in any order (all of the same, latest round)')
     .addOption(formatOption())
     .option('-q, --quiet', 'one-line output (same as --format quiet)')
-    .action(async (files: string[], opts: { format: QueryOutputFormat; quiet?: boolean }) => {
+    .option('--round-out <file>', `where to write the next round request when one is needed (then exit status ${EXIT_ROUND_NEEDED})`)
+    .action(async (files: string[], opts: { format: QueryOutputFormat; quiet?: boolean; roundOut?: string }) => {
       const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
       const parts = files.map((f) => {
         try {
@@ -201,7 +218,19 @@ export function registerQueryCommands(program: Command): void {
           throw new TetIoError('TET_IO_OPEN', `cannot read partial ${f}: ${(e as Error).message}`);
         }
       });
-      print(await mergePartials(parts), format);
+      const m = await mergeRound(parts);
+      if (m.done) {
+        print(m.result, format);
+        return;
+      }
+      if (!opts.roundOut) {
+        throw new TetError('TET_SHARD_ROUND_NEEDED', `the ${m.op} needs round ${m.roundNumber} of every shard: ` +
+          'add --round-out R.tpr to write the round request, then run each shard with --round R.tpr');
+      }
+      writeFileSync(opts.roundOut, m.round);
+      process.stderr.write(`round ${m.roundNumber} of the ${m.op} needs each shard again: tet query '${m.doc}' -t FILE -x ` +
+        `--shard I/N --round ${opts.roundOut} --partial-out P.tps (then tet merge the new partials)\n`);
+      process.exitCode = EXIT_ROUND_NEEDED;
     });
 
   const qhist = program

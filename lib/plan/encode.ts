@@ -41,8 +41,11 @@ export interface CompiledPlan {
   f16Raw?: boolean;
   spillPath?: string;
   tempDir?: string;
-  /** SHARD: the unit range [begin, end) of `of` units (default: the whole plan). */
-  shard?: { begin: number; end: number; of: number };
+  /**
+   * SHARD: the unit range [begin, end) of `of` units (default: the whole plan); form 2 adds the
+   * shard `index` of `count` of an exact sharded run and its round request (tier C, round >= 2).
+   */
+  shard?: { begin: number; end: number; of: number; index?: number; count?: number; round?: Uint8Array };
   /** DEVICE (default cpu, ordinal 0). */
   device?: { kind: 'cpu' | 'gpu'; ordinal?: number };
 }
@@ -64,10 +67,13 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
   let selectBytes = 0;
   for (let a = 0; a < ndim; a++) selectBytes += 8 + (list(a) ? 8 + 8 * list(a)!.length : 24);
   const hasAgg = p.op !== 'none';
-  const shard = p.shard && !(p.shard.begin === 0 && p.shard.end === 1 && p.shard.of === 1) ? p.shard : undefined;
+  const shardRun = p.shard !== undefined && (p.shard.count !== undefined || (p.shard.round?.length ?? 0) > 0);
+  const shard = p.shard && (shardRun || !(p.shard.begin === 0 && p.shard.end === 1 && p.shard.of === 1)) ? p.shard : undefined;
+  const round = shard?.round ?? new Uint8Array(0);
+  const shardBytes = shardRun ? 40 + round.length : 24;
   const device = p.device && (p.device.kind !== 'cpu' || (p.device.ordinal ?? 0) !== 0) ? p.device : undefined;
   const sizes = [selectBytes, 8 + (hasAgg ? AGG_BYTES : 0), 16, 24 + spill.length + temp.length,
-    shard ? 24 : -1, device ? 8 : -1];
+    shard ? shardBytes : -1, device ? 8 : -1];
   const total = 16 + sizes.reduce((t, n) => t + (n < 0 ? 0 : 8 + n), 0);
   const buf = new Uint8Array(total);
   const v = new DataView(buf.buffer);
@@ -113,8 +119,12 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
   buf.set(spill, o); o += spill.length;
   buf.set(temp, o); o += temp.length;
   if (shard) {
-    section(SECTION.shard, 24);
+    section(SECTION.shard, shardBytes);
     u64(shard.begin); u64(shard.end); u64(shard.of);
+    if (shardRun) {
+      u32(shard.index ?? 0); u32(shard.count ?? 0); u32(round.length); u32(0);
+      buf.set(round, o); o += round.length;
+    }
   }
   if (device) {
     section(SECTION.device, 8);

@@ -25,7 +25,20 @@ export interface QueryPartialOptions {
   preview?: number;
   spillAllow?: string[];
   device?: string;
+  /**
+   * Round request (tier-C ops: median, quantile, histogram without a range) from `mergeRound`
+   * when it answered `{ done: false, round }`; absent for round 1.
+   */
+  round?: Uint8Array;
 }
+
+/** What `mergeRound` answers: the response, or the round request every shard must run next. */
+export type MergeRoundResult =
+  | { done: true; result: QueryResponse }
+  | { done: false; round: Uint8Array; roundNumber: number; op: string; doc: string };
+
+/** At most this many rounds (the deepest, a 64-bit quantile, needs 4). */
+export const MAX_SHARD_ROUNDS = 8;
 
 export interface MergePartialsOptions {
   signal?: AbortSignal;
@@ -97,14 +110,25 @@ export async function runQueryPartial(target: QueryTarget, input: string | objec
     v: 1, response: plannedResponse(planned), operation: planned.operation, dtype: planned.dataset.dtype,
     fields: compiled.fields, strategy: compiled.plan.strategy, ioMode: compiled.plan.ioMode,
   };
+  if (opts.round !== undefined && !(opts.round instanceof Uint8Array)) {
+    throw new TetError('TET_BINDING_BAD_ARGUMENT', 'round must be the Uint8Array mergeRound returned');
+  }
+  const round = opts.round === undefined ? undefined
+    : opts.round.constructor === Uint8Array ? opts.round : new Uint8Array(opts.round);
+  // which shard, and the round request, travel in the plan's SHARD section
+  compiled.plan.shard = { begin: 0, end: 1, of: 1, index: i, count: n, ...(round ? { round } : {}) };
   return runCompiled(compiled, opts.signal, (bytes, token) => native.executePartial(target.native as NativeFileHandle,
-    bytes, i, n, JSON.stringify(doc), encodeContext(context), token));
+    bytes, JSON.stringify(doc), encodeContext(context), token));
 }
 
-/** Merges the partials of every shard of one query (any order) into the query's response. */
-export async function mergePartials(parts: readonly Uint8Array[], opts: MergePartialsOptions = {}): Promise<QueryResponse> {
+/**
+ * Merges the partials of every shard of one round of a query (any order): the query's response
+ * when it is complete, or (tier-C ops) the round request every shard must run next
+ * (`queryPartial(doc, { shard, round })`), whose partials are merged in turn.
+ */
+export async function mergeRound(parts: readonly Uint8Array[], opts: MergePartialsOptions = {}): Promise<MergeRoundResult> {
   if (!Array.isArray(parts) || parts.some((p) => !(p instanceof Uint8Array))) {
-    throw new TetError('TET_BINDING_BAD_ARGUMENT', 'mergePartials expects an array of Uint8Array partials');
+    throw new TetError('TET_BINDING_BAD_ARGUMENT', 'mergeRound expects an array of Uint8Array partials');
   }
   if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the merge was cancelled');
   const t0 = process.hrtime.bigint();
@@ -114,10 +138,43 @@ export async function mergePartials(parts: readonly Uint8Array[], opts: MergePar
   } catch (err) {
     throw toTetError(err);
   }
+  if (!merged.done) return { done: false, round: merged.round!, roundNumber: merged.roundNo!, op: merged.op, doc: merged.doc };
   const c = decodeContext(merged.context);
   const planned = { doc: c.response.query, catalog: c.response.catalog, readPlan: c.response.read_plan,
     operation: c.operation, dataset: { dtype: c.dtype } } as unknown as PlannedQuery;
   const compiled = { fields: c.fields, plan: { strategy: c.strategy, ioMode: c.ioMode } } as unknown as CompiledExecution;
-  merged.result.stats.seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  return buildExecutedResponse(planned, compiled, merged.result);
+  merged.result!.stats.seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { done: true, result: buildExecutedResponse(planned, compiled, merged.result!) };
+}
+
+/**
+ * Merges the partials of every shard of one query (any order) into the query's response.
+ * Throws TET_SHARD_ROUND_NEEDED when the partials ask for another round (use mergeRound or
+ * runSharded for tier-C ops).
+ */
+export async function mergePartials(parts: readonly Uint8Array[], opts: MergePartialsOptions = {}): Promise<QueryResponse> {
+  const r = await mergeRound(parts, opts);
+  if (r.done) return r.result;
+  throw new TetError('TET_SHARD_ROUND_NEEDED', `the ${r.op} needs round ${r.roundNumber}: every shard must run again with ` +
+    'the round request (use mergeRound / runSharded, or `tet merge --round-out R.tpr` and `tet query --round R.tpr`)');
+}
+
+/**
+ * Runs a query on n shards through `runShard(i, round)` (which resolves with shard i's partial
+ * for that round: e.g. `file.queryPartial(doc, { shard: [i, n], round })` in some process) and
+ * merges round after round until the response is complete (at most MAX_SHARD_ROUNDS rounds).
+ */
+export async function runSharded(n: number, runShard: (i: number, round?: Uint8Array) => Promise<Uint8Array>,
+  opts: MergePartialsOptions = {}): Promise<QueryResponse> {
+  if (!Number.isSafeInteger(n) || n < 1 || n > 0xffffffff) {
+    throw new TetError('TET_SHARD_MISMATCH', `runSharded needs a shard count n >= 1, found ${String(n)}`);
+  }
+  let round: Uint8Array | undefined;
+  for (let r = 1; r <= MAX_SHARD_ROUNDS; r++) {
+    const parts = await Promise.all(Array.from({ length: n }, (_x, i) => runShard(i, round)));
+    const m = await mergeRound(parts, opts);
+    if (m.done) return m.result;
+    round = m.round;
+  }
+  throw new TetError('TET_SHARD_ROUND_NEEDED', `the sharded query still needs more rounds after ${MAX_SHARD_ROUNDS}`);
 }

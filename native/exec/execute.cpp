@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "exec/comoment.h"
 #include "exec/quantile.h"
 #include "exec/selection.h"
 #include "exec/streaming_fold.h"
@@ -377,52 +378,44 @@ class Executor {
     });
   }
 
+  // Co-moment states of the observation blocks (comoment.h), merged in block order.
   template <class T> void covariance(const T* buf) {
     const uint64_t rows = sel_.count[0], cols = sel_.count[1];
     const bool obs_rows = plan_.obs_axis == 0;
     const uint64_t order = obs_rows ? cols : rows, nobs = obs_rows ? rows : cols;
-    // Centered variables, one contiguous f64 row each.
-    std::vector<double> centered(order * nobs);
-    pool_.parallel_for(order, plan_.threads, [&](uint64_t v, uint32_t) {
-      double* c = centered.data() + v * nobs;
-      for (uint64_t k = 0; k < nobs; ++k) c[k] = double(obs_rows ? buf[k * cols + v] : buf[v * cols + k]);
-      const double mean = fold::lane_sum(c, nobs, fold::Xform::Identity, 0, fold::best_isa()) / double(nobs);
-      for (uint64_t k = 0; k < nobs; ++k) c[k] -= mean;
-    });
-    std::vector<double> cov(order * order);
-    const uint32_t parts = pool_.participants(order, plan_.threads);
-    res_.stats.threads_used = std::max(res_.stats.threads_used, parts);
-    pool_.parallel_for(order, plan_.threads, [&](uint64_t i, uint32_t) {
-      check_cancel(ctx_);
-      const double* a = centered.data() + i * nobs;
-      for (uint64_t j = i; j < order; ++j) {
-        const double* b = centered.data() + j * nobs;
-        double lanes[4] = {0, 0, 0, 0};
-        uint64_t k = 0;
-        for (; k + 4 <= nobs; k += 4)
-          for (int l = 0; l < 4; ++l) lanes[l] += a[k + l] * b[k + l];
-        for (; k < nobs; ++k) lanes[k & 3] += a[k] * b[k];
-        const double c = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) / double(nobs);
-        cov[i * order + j] = c;
-        cov[j * order + i] = c;
-      }
-    });
-    if (plan_.op == Op::Correlation) {
-      std::vector<double> d(order);
-      for (uint64_t i = 0; i < order; ++i) d[i] = std::sqrt(cov[i * order + i]);
-      for (uint64_t i = 0; i < order; ++i)
-        for (uint64_t j = 0; j < order; ++j) {
-          double r = cov[i * order + j] / (d[i] * d[j]);
-          if (r > 1.0) r = 1.0;
-          if (r < -1.0) r = -1.0;
-          cov[i * order + j] = r;
-        }
-    }
+    const uint64_t units = comoment::unit_count(nobs, order);
+    std::vector<double> states(size_t(units * comoment::state_doubles(order)));
+    uint32_t used = 1;
+    comoment::unit_states<T>(buf, obs_rows, cols, nobs, order, plan_.threads, ctx_, states.data(), used);
+    res_.stats.threads_used = std::max(res_.stats.threads_used, used);
+    check_cancel(ctx_);
     set_f64(order * order);
-    std::memcpy(res_.values.bytes.data(), cov.data(), cov.size() * 8);
+    comoment::merge_finalize(states.data(), units, order, plan_.op == Op::Correlation,
+                             reinterpret_cast<double*>(res_.values.bytes.data()));
     res_.cov_order = order;
   }
 
+ public:
+  // Shard side of covariance / correlation: the unit states of this (observation-narrowed)
+  // selection, materialized as tet::execute does.
+  template <class S, class T> void covariance_states(std::vector<double>& states) {
+    res_.stats.threads_used = 1;
+    const uint64_t bytes = sel_.elements * sizeof(T);
+    std::vector<T> buf(size_t(sel_.elements));
+    if (bytes) scatter<S, T>(reinterpret_cast<uint8_t*>(buf.data()), sel_.elements);
+    check_cancel(ctx_);
+    const uint64_t rows = sel_.count[0], cols = sel_.count[1];
+    const bool obs_rows = plan_.obs_axis == 0;
+    const uint64_t order = obs_rows ? cols : rows, nobs = obs_rows ? rows : cols;
+    states.assign(size_t(comoment::unit_count(nobs, order) * comoment::state_doubles(order)), 0.0);
+    uint32_t used = 1;
+    comoment::unit_states<T>(buf.data(), obs_rows, cols, nobs, order, plan_.threads, ctx_, states.data(), used);
+    res_.stats.threads_used = std::max(res_.stats.threads_used, used);
+    res_.stats.chunks_read = fetcher_.chunks();
+    res_.stats.stored_bytes_read = fetcher_.stored_bytes();
+  }
+
+ private:
   const ChunkSource& src_;
   const QueryPlan& plan_;
   const ExecContext& ctx_;
@@ -479,5 +472,30 @@ QueryResult execute(const ChunkSource& source, const QueryPlan& plan, const Exec
   res.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
+
+namespace exec {
+std::vector<double> covariance_unit_states(const ChunkSource& source, const QueryPlan& plan, const ExecContext& ctx,
+                                           QueryResult& stats) {
+  const DatasetInfo& d = source.catalog().datasets.at(plan.dataset_id);
+  const Selection sel(d, plan);
+  stats.stats.strategy = plan.strategy, stats.stats.io_mode = plan.io_mode;
+  Executor ex(source, plan, ctx, sel, stats);
+  std::vector<double> states;
+  switch (d.dtype) {
+    case DType::F32: ex.covariance_states<float, float>(states); break;
+    case DType::F64: ex.covariance_states<double, double>(states); break;
+    case DType::F16: ex.covariance_states<uint16_t, float>(states); break;
+    case DType::U8: ex.covariance_states<uint8_t, uint8_t>(states); break;
+    case DType::U16: ex.covariance_states<uint16_t, uint16_t>(states); break;
+    case DType::I16: ex.covariance_states<int16_t, int16_t>(states); break;
+    case DType::I32: ex.covariance_states<int32_t, int32_t>(states); break;
+    case DType::U32: ex.covariance_states<uint32_t, uint32_t>(states); break;
+    case DType::I64: ex.covariance_states<int64_t, int64_t>(states); break;
+    case DType::U64: ex.covariance_states<uint64_t, uint64_t>(states); break;
+    default: fail("TET_INTERNAL", "unknown dtype tag " + std::to_string(uint32_t(d.dtype)));
+  }
+  return states;
+}
+}  // namespace exec
 
 }  // namespace tet

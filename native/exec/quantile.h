@@ -65,6 +65,12 @@ template <class T> struct Keys {
   }
 };
 
+// Key order (a total order: -0 before +0) for selection: order statistics are then unique bit
+// patterns, whatever the element order (threads, tiles, shards).
+template <class T> struct KeyLess {
+  bool operator()(T x, T y) const { return Keys<T>::key(x) < Keys<T>::key(y); }
+};
+
 // Counts of x[0..n) below lo, at most hi, NaN and above hi, and the smallest value above hi.
 template <class T> struct BracketCount {
   uint64_t lt, le, nan, gt;
@@ -106,6 +112,11 @@ inline __attribute__((noinline)) void bracket_gather(const T* __restrict x, size
 
 
 }  // namespace qsel
+
+// The scalar quantile from its order statistics a = x(k) and b = x(k+1) (numpy 'linear'; b unused
+// when k is the last rank). The one place the final value is computed: quantile_of and the
+// sharded histogram rounds (order_rounds.cpp) both call it, so their bits agree.
+__attribute__((noinline)) double quantile_finish(double a, double b, bool want1, double gamma);
 
 template <class T, class Input>
 double quantile_of(const Input& in, double q, uint32_t threads, const ExecContext& ctx, uint32_t& threads_used);
@@ -236,7 +247,13 @@ inline double quantile_of(const Input& in, double q, uint32_t threads, const Exe
     std::vector<std::vector<T>> per(parts);
     in.each(threads, [&](const T* p, size_t len, uint32_t slot) { per[slot].insert(per[slot].end(), p, p + len); });
     for (auto& v : per) tmp.insert(tmp.end(), v.begin(), v.end());
-    return fold::quantile_inplace(tmp.data(), tmp.size(), q);
+    for (const T& v : tmp)
+      if (v != v) return nanv;
+    std::nth_element(tmp.begin(), tmp.begin() + k, tmp.end(), qsel::KeyLess<T>());
+    const double a = double(tmp[size_t(k)]);
+    const bool w1 = k + 1 < n;
+    const double b = w1 ? double(*std::min_element(tmp.begin() + k + 1, tmp.end(), qsel::KeyLess<T>())) : 0.0;
+    return quantile_finish(a, b, w1, gamma);
   }
   const bool want1 = k + 1 < n;
 
@@ -261,6 +278,8 @@ inline double quantile_of(const Input& in, double q, uint32_t threads, const Exe
                                    std::lower_bound(sample.begin(), sample.end(), lo));
     const uint64_t limit = std::max<uint64_t>(qsel::kGatherLimit, n / 32);
     const bool gather = !(lo == hi) && double(in_s) / double(m) * double(n) < double(limit);
+    // lo == hi == 0 would mix -0 and +0 inside the bracket: the radix select orders them
+    const bool zero_tie = std::is_floating_point<T>::value && lo == hi && lo == T(0);
     const uint64_t cap = limit * 2 / parts + 1;  // per participant
     std::vector<uint64_t> c_lt(parts, 0), c_le(parts, 0);
     std::vector<uint8_t> nan_seen(parts, 0), overflow(parts, 0);
@@ -268,7 +287,7 @@ inline double quantile_of(const Input& in, double q, uint32_t threads, const Exe
                                                                       : std::numeric_limits<T>::max());
     std::vector<uint8_t> any_gt(parts, 0);
     std::vector<std::vector<T>> got(parts);
-    if (lo == hi || gather) {
+    if ((lo == hi && !zero_tie) || gather) {
       in.each(threads, [&](const T* x, size_t n_piece, uint32_t slot) {
         check_cancel(ctx);
         uint64_t lt = 0, le = 0, nan = 0, gt = 0;
@@ -299,6 +318,17 @@ inline double quantile_of(const Input& in, double q, uint32_t threads, const Exe
           if (m < min_gt[slot]) min_gt[slot] = m;
         });
         for (const T& m : min_gt) mgt = std::min(mgt, m);
+        if (std::is_floating_point<T>::value && mgt == T(0)) {
+          // -0 and +0 compare equal: in key order rank k + 1 is -0 when there is one above hi
+          std::vector<uint8_t> negz(parts, 0);
+          in.each(threads, [&](const T* x, size_t n_piece, uint32_t slot) {
+            for (size_t i = 0; i < n_piece; ++i)
+              if (x[i] == T(0) && std::signbit(x[i]) && x[i] > hi) negz[slot] = 1;
+          });
+          bool any = false;
+          for (uint8_t f : negz) any |= f != 0;
+          mgt = any ? T(-0.0) : T(0);
+        }
       }
       const bool k_in = below <= k && k < upto;
       const bool k1_ok = !want1 || k + 1 < upto || has_gt;
@@ -312,11 +342,11 @@ inline double quantile_of(const Input& in, double q, uint32_t threads, const Exe
           c.reserve(size_t(upto - below));
           for (auto& g : got) c.insert(c.end(), g.begin(), g.end()), std::vector<T>().swap(g);
           const uint64_t r = k - below;
-          std::nth_element(c.begin(), c.begin() + r, c.end());
+          std::nth_element(c.begin(), c.begin() + r, c.end(), qsel::KeyLess<T>());
           a = double(c[r]);
-          if (want1) b = k + 1 < upto ? double(*std::min_element(c.begin() + r + 1, c.end())) : double(mgt);
+          if (want1) b = k + 1 < upto ? double(*std::min_element(c.begin() + r + 1, c.end(), qsel::KeyLess<T>())) : double(mgt);
         }
-        return want1 ? fold::lerp_numpy(a, b, gamma) : a;
+        return quantile_finish(a, b, want1, gamma);
       }
     }
   }
@@ -423,15 +453,14 @@ inline double quantile_of(const Input& in, double q, uint32_t threads, const Exe
       std::vector<T> c;
       c.reserve(size_t(h[b0]));
       for (auto& g : got) c.insert(c.end(), g.begin(), g.end()), std::vector<T>().swap(g);
-      std::nth_element(c.begin(), c.begin() + r0, c.end());
+      std::nth_element(c.begin(), c.begin() + r0, c.end(), qsel::KeyLess<T>());
       key0 = KT::key(c[r0]);
-      if (!done1) key1 = KT::key(*std::min_element(c.begin() + r0 + 1, c.end())), done1 = true;
+      if (!done1) key1 = KT::key(*std::min_element(c.begin() + r0 + 1, c.end(), qsel::KeyLess<T>())), done1 = true;
       done0 = true;
     }
   }
   const double a = double(KT::value(key0));
-  if (!want1) return a;
-  return fold::lerp_numpy(a, double(KT::value(key1)), gamma);
+  return quantile_finish(a, want1 ? double(KT::value(key1)) : 0.0, want1, gamma);
 }
 
 }  // namespace exec

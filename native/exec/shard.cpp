@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "exec/order_rounds.h"
 #include "exec/selection.h"
 #include "exec/streaming_fold.h"
 #include "exec/thread_pool.h"
@@ -22,7 +23,7 @@
 namespace tet {
 namespace {
 
-constexpr size_t kHeaderBytes = 144;
+constexpr size_t kHeaderBytes = 152;
 constexpr uint32_t kKindScalar = 1, kKindPartial = 2, kKindTierC = 3;
 // Caps on what a partial may describe (checked before any geometry is built from it).
 constexpr uint64_t kMaxTiles = uint64_t(1) << 24;
@@ -251,7 +252,7 @@ template <class Fn> void with_dtype(DType dt, Fn&& fn) {
 }
 
 uint64_t unit_count(const QueryPlan& plan, const exec::Selection& sel, uint32_t kind) {
-  if (kind == kKindTierC) return sel.tiles;
+  if (kind == kKindTierC) return exec::rounds::unit_count(plan, sel);
   if (kind == kKindScalar) return exec::scalar_unit_count(sel);
   uint64_t n = 0;
   with_dtype(sel.dataset.dtype, [&](auto* s, auto* t) {
@@ -272,70 +273,10 @@ uint64_t body_bytes(const QueryPlan& plan, const exec::Selection& sel, uint32_t 
       n = (u1 - u0) * fold::state_bytes<T>(plan.op);
     } else if (kind == kKindPartial) {
       n = exec::partial_states_bytes<S, T>(plan, sel, u0, u1);
-    } else {
-      for (uint64_t t = u0; t < u1; ++t) n += sel.tile(t).elems * sizeof(S);
     }
   });
   return n;
 }
-
-// Tier C: the selected elements of tiles [t0, t1), each tile in tile-local row-major order.
-void tier_c_values(const exec::Selection& sel, exec::TileFetcher& fetcher, size_t es, uint64_t t0, uint64_t t1,
-                   const ExecContext& ctx, std::vector<uint8_t>& out) {
-  std::vector<uint64_t> at(t1 - t0 + 1, 0);
-  for (uint64_t t = t0; t < t1; ++t) at[t - t0 + 1] = at[t - t0] + sel.tile(t).elems * es;
-  out.assign(at.back(), 0);
-  const uint32_t last = sel.ndim - 1;
-  exec::ThreadPool& pool = exec::ThreadPool::instance();
-  std::vector<std::vector<uint8_t>> scratch(pool.participants(t1 - t0, 0));
-  pool.parallel_for(t1 - t0, 0, [&](uint64_t k, uint32_t slot) {
-    exec::check_cancel(ctx);
-    const exec::TileSelection ts = sel.tile(t0 + k);
-    const TileView v = fetcher.fetch(ts, scratch[slot]);
-    uint8_t* o = out.data() + at[k];
-    exec::Selection::for_each_run(ts, sel.ndim, 0, ts.elems, [&](uint64_t off, uint64_t n, const exec::Axes&) {
-      const uint8_t* p = v.data + off * es;
-      if (ts.step[last] == 1) {
-        std::memcpy(o, p, n * es);
-      } else {
-        for (uint64_t i = 0; i < n; ++i) std::memcpy(o + i * es, p + i * ts.step[last] * es, es);
-      }
-      o += n * es;
-    });
-  });
-}
-
-// The whole selection as one dense tile: the input of the engine's tier-C code at the merge.
-class DenseSource : public ChunkSource {
- public:
-  DenseSource(const DatasetInfo& like, const exec::Selection& sel, std::vector<uint8_t> dense) : data_(std::move(dense)) {
-    DatasetInfo d;
-    d.name = like.name;
-    d.dtype = like.dtype;
-    d.ndim = sel.ndim;
-    d.element_count = sel.elements;
-    d.chunk_count = 1;
-    for (uint32_t a = 0; a < 8; ++a) d.shape[a] = d.chunk_shape[a] = a < sel.ndim ? sel.count[a] : 1, d.grid[a] = 1;
-    d.logical_bytes = data_.size();
-    d.stored_bytes = data_.size();
-    d.raw_chunks = 1;
-    d.chunk_to_entry = {0};
-    ChunkEntry e;
-    e.raw_byte_len = e.stored_byte_len = data_.size();
-    cat_.entries.push_back(e);
-    cat_.datasets.push_back(d);
-    cat_.file_len = data_.size();
-  }
-  const Catalog& catalog() const override { return cat_; }
-  TileView tile(uint32_t ds, uint64_t lc, std::vector<uint8_t>&) const override {
-    if (ds != 0 || lc != 0) fail("TET_INTERNAL", "dense shard source has one tile");
-    return {data_.data(), data_.size()};
-  }
-
- private:
-  std::vector<uint8_t> data_;
-  Catalog cat_;
-};
 
 struct Parsed {
   PartialHeader h;
@@ -348,6 +289,8 @@ struct Parsed {
   uint64_t body_len = 0;
   uint64_t chunks_read = 0, stored_bytes_read = 0;
   uint32_t threads_used = 1, io_mode = 0, strategy = 0;
+  const uint8_t* request = nullptr;  // the echoed round request (round > 1)
+  uint32_t request_len = 0;
 };
 
 Parsed parse(const uint8_t* bytes, size_t len) {
@@ -370,8 +313,9 @@ Parsed parse(const uint8_t* bytes, size_t len) {
   r.preview_len = in.get<uint64_t>(), r.preview_count = in.get<uint64_t>(), r.body_len = in.get<uint64_t>();
   r.chunks_read = in.get<uint64_t>(), r.stored_bytes_read = in.get<uint64_t>();
   r.threads_used = in.get<uint32_t>(), r.io_mode = in.get<uint32_t>(), r.strategy = in.get<uint32_t>();
+  r.h.round = in.get<uint32_t>(), r.request_len = in.get<uint32_t>();
   if (in.get<uint32_t>() != 0) corrupt("reserved header field is not zero");
-  const uint64_t total = uint64_t(kHeaderBytes) + plan_len + dataset_len + doc_len + context_len;
+  const uint64_t total = uint64_t(kHeaderBytes) + plan_len + dataset_len + doc_len + context_len + r.request_len;
   if (r.preview_len > len || r.body_len > len || total + r.preview_len + r.body_len + 4 != len)
     corrupt("its length " + std::to_string(len) + " disagrees with the section lengths in its header");
   const uint32_t stored = uint32_t(bytes[len - 4]) | uint32_t(bytes[len - 3]) << 8 | uint32_t(bytes[len - 2]) << 16 |
@@ -392,6 +336,15 @@ Parsed parse(const uint8_t* bytes, size_t len) {
   const uint8_t* ctx = in.take(context_len);
   r.h.doc.assign(reinterpret_cast<const char*>(doc), doc_len);
   r.h.context.assign(reinterpret_cast<const char*>(ctx), context_len);
+  r.request = in.take(r.request_len);
+  if (r.h.round < 1 || r.h.round > exec::rounds::kMaxRounds || (r.h.round == 1) != (r.request_len == 0) ||
+      (r.h.round > 1 && r.h.kind != kKindTierC))
+    corrupt("round " + std::to_string(r.h.round) + " with a " + std::to_string(r.request_len) + "-byte request");
+  if (r.request_len) {
+    const exec::rounds::Request q = exec::rounds::decode_request(r.request, r.request_len);
+    if (q.round != r.h.round || q.fingerprint != r.h.fingerprint || q.file_id != r.h.file_id || q.shards != r.h.shards)
+      corrupt("its round request does not belong to it");
+  }
   r.preview = in.take(size_t(r.preview_len));
   r.body = in.take(size_t(r.body_len));
   if (r.preview_count > r.preview_len || r.preview_len != r.preview_count * preview_size(r.h.dtype)) corrupt("preview length");
@@ -423,6 +376,21 @@ std::vector<uint8_t> execute_partial(const ChunkSource& src, const QueryPlan& pl
   const uint32_t kind = kind_of(plan, sel.ndim);
   const uint64_t units = unit_count(plan, sel, kind);
   const uint64_t u0 = split(units, req.shard, req.shards), u1 = split(units, req.shard + 1, req.shards);
+  Out planb, dsb;
+  put_plan(planb, plan);
+  put_dataset(dsb, d);
+  const uint64_t fingerprint = fingerprint_of(planb.b.data(), req.doc), file_id = file_identity(src, plan.dataset_id);
+  exec::rounds::Request round;
+  if (!req.round.empty()) {
+    round = exec::rounds::decode_request(req.round.data(), req.round.size());
+    if (kind != kKindTierC)
+      fail("TET_SHARD_MISMATCH", "a round request was given, but this query runs in one round");
+    if (round.fingerprint != fingerprint || round.file_id != file_id)
+      fail("TET_SHARD_MISMATCH", "the round request belongs to another query or file (round " + std::to_string(round.round) + ")");
+    if (round.shards != req.shards)
+      fail("TET_SHARD_MISMATCH", "the round request splits the query into " + std::to_string(round.shards) +
+                                     " shards, this shard is one of " + std::to_string(req.shards));
+  }
 
   QueryResult res;
   res.stats.threads_used = 1;
@@ -444,18 +412,17 @@ std::vector<uint8_t> execute_partial(const ChunkSource& src, const QueryPlan& pl
     QueryResult tmp;
     if (kind == kKindScalar) exec::fold_scalar_states<S, T>(fr, u0, u1, body, tmp);
     else if (kind == kKindPartial) exec::fold_partial_states<S, T>(fr, u0, u1, body, tmp);
-    else tier_c_values(sel, fetcher, sizeof(S), u0, u1, ctx, body);
-    if (kind != kKindTierC) io = tmp.stats.io_mode, res.stats.threads_used = std::max(res.stats.threads_used, tmp.stats.threads_used);
+    else body = exec::rounds::shard_body(src, plan, sel, fetcher, u0, u1, round, ctx, tmp);
+    if (kind != kKindTierC) io = tmp.stats.io_mode;
+    res.stats.threads_used = std::max(res.stats.threads_used, tmp.stats.threads_used);
+    if (kind == kKindTierC) res.stats.chunks_read += tmp.stats.chunks_read, res.stats.stored_bytes_read += tmp.stats.stored_bytes_read;
   });
   res.stats.chunks_read += fetcher.chunks(), res.stats.stored_bytes_read += fetcher.stored_bytes();
 
-  Out planb, dsb;
-  put_plan(planb, plan);
-  put_dataset(dsb, d);
   Out o;
   o.put<uint32_t>(kPartialMagic), o.put<uint32_t>(kPartialVersion), o.put<uint32_t>(fold::kStateLayoutVersion);
   o.put<uint32_t>(kind);
-  o.put<uint64_t>(fingerprint_of(planb.b.data(), req.doc)), o.put<uint64_t>(file_identity(src, plan.dataset_id));
+  o.put<uint64_t>(fingerprint), o.put<uint64_t>(file_id);
   o.put<uint32_t>(req.shard), o.put<uint32_t>(req.shards);
   o.put<uint64_t>(u0), o.put<uint64_t>(u1), o.put<uint64_t>(units);
   o.put<uint32_t>(uint32_t(plan.op)), o.put<uint32_t>(uint32_t(d.dtype));
@@ -464,12 +431,14 @@ std::vector<uint8_t> execute_partial(const ChunkSource& src, const QueryPlan& pl
   o.put<uint64_t>(res.preview.size()), o.put<uint64_t>(res.preview_length), o.put<uint64_t>(body.size());
   o.put<uint64_t>(res.stats.chunks_read), o.put<uint64_t>(res.stats.stored_bytes_read);
   o.put<uint32_t>(res.stats.threads_used), o.put<uint32_t>(uint32_t(io)), o.put<uint32_t>(uint32_t(plan.strategy));
+  o.put<uint32_t>(round.round), o.put<uint32_t>(uint32_t(round.bytes.size()));
   o.put<uint32_t>(0);
   if (o.b.size() != kHeaderBytes) fail("TET_INTERNAL", "shard header size");
   o.bytes(planb.b.data(), planb.b.size());
   o.bytes(dsb.b.data(), dsb.b.size());
   o.bytes(req.doc.data(), req.doc.size());
   o.bytes(req.context.data(), req.context.size());
+  if (!round.bytes.empty()) o.bytes(round.bytes.data(), round.bytes.size());
   if (!res.preview.empty()) o.bytes(res.preview.data(), res.preview.size());
   if (!body.empty()) o.bytes(body.data(), body.size());
   o.put<uint32_t>(crc32(o.b.data(), o.b.size()));
@@ -503,6 +472,11 @@ MergedPartials merge_partials(const std::vector<std::pair<const uint8_t*, size_t
     if (h.shards != h0.shards)
       fail("TET_SHARD_MISMATCH", who + " splits the query into " + std::to_string(h.shards) + " shards, partial 0 into " +
                                      std::to_string(h0.shards), det);
+    if (h.round != h0.round || ps[i].request_len != ps[0].request_len ||
+        (ps[0].request_len && std::memcmp(ps[i].request, ps[0].request, ps[0].request_len) != 0))
+      fail("TET_SHARD_MISMATCH", who + " answers round " + std::to_string(h.round) + ", partial 0 round " +
+                                     std::to_string(h0.round) + (h.round == h0.round ? " of another round request" : "") +
+                                     ": merge the partials of one round (the latest) only", det);
   }
   std::vector<int64_t> by_shard(h0.shards, -1);
   for (size_t i = 0; i < ps.size(); ++i) {
@@ -547,13 +521,14 @@ MergedPartials merge_partials(const std::vector<std::pair<const uint8_t*, size_t
   if (units != h0.units) corrupt("the plan has " + std::to_string(units) + " units, the header says " + std::to_string(h0.units));
   uint64_t total = 0;
   for (const Parsed* p : ordered) {
+    if (kind == kKindTierC) continue;  // exec::rounds parses (and checks) tier-C bodies
     const uint64_t want = body_bytes(plan, sel, kind, p->h.unit_begin, p->h.unit_end);
     if (p->body_len != want)
       corrupt(shard_name(p->h) + " holds " + std::to_string(p->body_len) + " state bytes, its units need " + std::to_string(want));
     total += want;
   }
   std::vector<uint8_t> body(size_t(total), 0);
-  {
+  if (kind != kKindTierC) {
     uint64_t at = 0;
     for (const Parsed* p : ordered) {
       if (p->body_len) std::memcpy(body.data() + at, p->body, size_t(p->body_len));
@@ -572,33 +547,25 @@ MergedPartials merge_partials(const std::vector<std::pair<const uint8_t*, size_t
       exec::finish_scalar<S, T>(plan, sel, body.data(), units, res);
     } else if (kind == kKindPartial) {
       exec::finish_partial<S, T>(plan, sel, body.data(), body.size(), plan.threads, res);
-    } else {
-      // The selection, row-major, from the tiles' elements (tile-local order).
-      std::vector<uint8_t> dense(size_t(sel.elements) * sizeof(S));
-      uint64_t at = 0;
-      for (uint64_t ti = 0; ti < sel.tiles; ++ti) {
-        const exec::TileSelection ts = sel.tile(ti);
-        uint64_t e = 0;
-        exec::Selection::for_each_run(ts, sel.ndim, 0, ts.elems, [&](uint64_t, uint64_t n, const exec::Axes& idx) {
-          uint64_t o = 0;
-          for (uint32_t a = 0; a < sel.ndim; ++a) o += (ts.sel0[a] + idx[a]) * sel.sel_stride[a];
-          std::memcpy(dense.data() + o * sizeof(S), body.data() + (at + e) * sizeof(S), n * sizeof(S));
-          e += n;
-        });
-        at += ts.elems;
-      }
-      std::vector<uint8_t>().swap(body);
-      const DenseSource dsrc(d, sel, std::move(dense));
-      QueryPlan vp = plan;
-      vp.dataset_id = 0;
-      for (uint32_t a = 0; a < 8; ++a) vp.start[a] = 0, vp.step[a] = 1, vp.count[a] = a < sel.ndim ? sel.count[a] : 0;
-      vp.strategy = Strategy::InMemoryMaterialize, vp.io_mode = IoMode::ParallelChunks, vp.preview_max = 0;
-      vp.spill_path.clear(), vp.temp_dir.clear();
-      QueryResult r = execute(dsrc, vp, ctx);
-      res.values = std::move(r.values), res.hist_edges = std::move(r.hist_edges), res.cov_order = r.cov_order;
-      res.reduced_shape = std::move(r.reduced_shape);
     }
   });
+  out.op = fold::op_traits(plan.op).name;
+  if (kind == kKindTierC) {
+    exec::rounds::Request req;
+    if (p0.request_len) req = exec::rounds::decode_request(p0.request, p0.request_len);
+    std::vector<exec::rounds::Body> bodies;
+    for (const Parsed* p : ordered) bodies.push_back({p->body, size_t(p->body_len), p->h.unit_begin, p->h.unit_end});
+    std::vector<uint8_t> next;
+    out.done = exec::rounds::merge(plan, d, req, bodies, res, next);
+    if (!out.done) {
+      exec::rounds::Request nr;
+      nr.round = req.round + 1, nr.fingerprint = h0.fingerprint, nr.file_id = h0.file_id, nr.shards = h0.shards;
+      nr.mode = exec::rounds::mode_of(plan), nr.payload = std::move(next);
+      if (nr.round > exec::rounds::kMaxRounds) corrupt("the query would need more than " + std::to_string(exec::rounds::kMaxRounds) + " rounds");
+      out.next_round = exec::rounds::encode_request(nr);
+      out.next_round_no = nr.round;
+    }
+  }
   res.preview.assign(p0.preview, p0.preview + p0.preview_len);
   res.preview_length = p0.preview_count;
   res.stats.strategy = Strategy(p0.strategy);

@@ -22,7 +22,8 @@ void write_seeds(const char* out) {
     tet_fuzz::write_bytes(std::string(out) + "/plan-" + std::to_string(n++), b.data(), b.size());
   };
   // Every plan as v2; box plans also as v1; and a v2 variant with index lists on every axis
-  // (every other position, or a run list on odd axes), a shard and a device section.
+  // (every other position, or a run list on odd axes), a shard and a device section; and a
+  // SHARD form-2 variant (shard index / count and a round request).
   auto emit = [&](const tet::QueryPlan& p) {
     write(tet::encode_plan(p));
     if (!p.has_index_axes()) write(tet::encode_plan_v1(p));
@@ -41,6 +42,9 @@ void write_seeds(const char* out) {
     }
     q.shard = tet::ShardRange{0, 1, 2};
     write(tet::encode_plan(q));
+    tet::QueryPlan r = p;  // SHARD form 2: shard (1, 3) with a round request
+    r.shard.index = 1, r.shard.count = 3, r.shard.round = {'T', 'P', 'R', '1', 1, 0, 0, 0};
+    write(tet::encode_plan(r));
   };
   for (uint32_t id = 0; id < cat.datasets.size(); ++id) {
     const tet::DatasetInfo& d = cat.datasets[id];

@@ -127,6 +127,11 @@ class ExecutePartialWorker : public DetachedWorker {
     RunningQuery running;
     QueryPlan plan = decode_plan(plan_bytes_.data(), plan_bytes_.size(), file_->catalog());
     file_->check_unchanged();
+    // Which shard, and the round request, travel in the plan's SHARD section (form 2).
+    if (plan.shard.count == 0)
+      fail("TET_SHARD_MISMATCH", "the plan names no shard: its SHARD section must carry (shard index, shard count)");
+    req_.shard = plan.shard.index, req_.shards = plan.shard.count, req_.round = std::move(plan.shard.round);
+    plan.shard = ShardRange{};
     ExecContext ctx;
     ctx.cancel = registration_.flag();
     bytes_ = execute_partial(*file_, plan, req_, ctx);
@@ -159,6 +164,17 @@ class MergePartialsWorker : public PromiseWorker {
   }
   Napi::Value Result(Napi::Env env) override {
     Napi::Object out = Napi::Object::New(env);
+    out.Set("done", Napi::Boolean::New(env, merged_.done));
+    out.Set("op", Napi::String::New(env, merged_.op));
+    if (!merged_.done) {
+      Napi::Uint8Array r = Napi::Uint8Array::New(env, merged_.next_round.size());
+      if (!merged_.next_round.empty()) std::memcpy(r.Data(), merged_.next_round.data(), merged_.next_round.size());
+      out.Set("round", r);
+      out.Set("roundNo", Napi::Number::New(env, merged_.next_round_no));
+      out.Set("doc", Napi::String::New(env, merged_.doc));
+      out.Set("context", Napi::String::New(env, merged_.context));
+      return out;
+    }
     out.Set("result", QueryResultToJs(env, merged_.result, merged_.dtype));
     out.Set("doc", Napi::String::New(env, merged_.doc));
     out.Set("context", Napi::String::New(env, merged_.context));
@@ -177,13 +193,10 @@ Napi::Value ExecutePartial(const Napi::CallbackInfo& info) {
   return GuardAsync(env, [&]() -> Napi::Value {
     Napi::Value handle = Arg(info, 0, "file");
     std::vector<uint8_t> plan = BytesArg(info, 1, "plan");
-    PartialRequest req;
-    const uint64_t shard = U64Arg(info, 2, "shard"), shards = U64Arg(info, 3, "shards");
-    if (shard > UINT32_MAX || shards > UINT32_MAX) ThrowArg(env, "shard / shards must fit in 32 bits");
-    req.shard = uint32_t(shard), req.shards = uint32_t(shards);
-    req.doc = StringArg(info, 4, "doc");
-    req.context = StringArg(info, 5, "context");
-    CancelFlag cancel = info.Length() > 6 ? UnwrapCancel(info[6]) : nullptr;
+    PartialRequest req;  // shard, shard count and round request: from the plan's SHARD section
+    req.doc = StringArg(info, 2, "doc");
+    req.context = StringArg(info, 3, "context");
+    CancelFlag cancel = info.Length() > 4 ? UnwrapCancel(info[4]) : nullptr;
     return (new ExecutePartialWorker(env, OpenFileOf(handle), std::move(plan), std::move(req), std::move(cancel)))->Start();
   });
 }

@@ -336,7 +336,18 @@ void read_shard(QueryPlan& p, Reader& r) {
   p.shard.of = r.u64("shard of");
   if (p.shard.of < 1 || p.shard.begin >= p.shard.end || p.shard.end > p.shard.of)
     invalid("SHARD: unit range [" + str(p.shard.begin) + ", " + str(p.shard.end) + ") of " + str(p.shard.of) +
-            " must satisfy begin < end <= of, of >= 1");
+            " must satisfy begin < end <= of, of >= 1");  if (r.left() == 0) return;  // form 1: the unit range only
+  // form 2: + shard index, shard count, round request length, reserved, the round request
+  p.shard.index = r.u32("shard index");
+  p.shard.count = r.u32("shard count");
+  const uint32_t round_len = r.u32("round request length");
+  r.zero32("shard reserved");
+  if (p.shard.count < 1 || p.shard.index >= p.shard.count)
+    invalid("SHARD: shard " + str(p.shard.index) + " of " + str(p.shard.count) + " must satisfy index < count, count >= 1");
+  if (round_len > kMaxShardRoundBytes)
+    invalid("SHARD: round request of " + str(round_len) + " bytes exceeds " + str(kMaxShardRoundBytes));
+  const uint8_t* q = r.bytes(round_len, "round request");
+  p.shard.round.assign(q, q + round_len);
 }
 
 void read_device(QueryPlan& p, Reader& r) {
@@ -497,9 +508,13 @@ std::vector<uint8_t> encode_plan(const QueryPlan& p) {
   w.u32(uint32_t(p.spill_path.size())), w.u32(uint32_t(p.temp_dir.size())), w.u32(0);
   w.raw(p.spill_path), w.raw(p.temp_dir);
   w.end_section(s);
-  if (!p.shard.whole() || p.shard.of != 1) {
+  if (!p.shard.plain()) {
     s = w.begin_section(SectionTag::Shard);
     w.u64(p.shard.begin), w.u64(p.shard.end), w.u64(p.shard.of);
+    if (p.shard.count != 0 || !p.shard.round.empty()) {
+      w.u32(p.shard.index), w.u32(p.shard.count), w.u32(uint32_t(p.shard.round.size())), w.u32(0);
+      w.b.insert(w.b.end(), p.shard.round.begin(), p.shard.round.end());
+    }
     w.end_section(s);
   }
   if (p.device != Device::Cpu || p.device_ordinal != 0) {

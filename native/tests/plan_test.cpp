@@ -208,7 +208,8 @@ bool same_plan(const QueryPlan& a, const QueryPlan& b) {
             a.obs_axis == b.obs_axis && a.strategy == b.strategy && a.io_mode == b.io_mode &&
             a.threads == b.threads && a.preview_max == b.preview_max && a.spill_path == b.spill_path &&
             a.temp_dir == b.temp_dir && a.shard.begin == b.shard.begin && a.shard.end == b.shard.end &&
-            a.shard.of == b.shard.of && a.device == b.device && a.device_ordinal == b.device_ordinal;
+            a.shard.of == b.shard.of && a.shard.index == b.shard.index && a.shard.count == b.shard.count &&
+            a.shard.round == b.shard.round && a.device == b.device && a.device_ordinal == b.device_ordinal;
   for (uint32_t x = 0; x < 8; ++x) ok = ok && a.runs[x] == b.runs[x];
   return ok;
 }
@@ -241,6 +242,28 @@ TEST_CASE("v2 round trip keeps every field, v1 decodes to the same plan") {
   const QueryPlan d2 = decode_plan(w2.data(), w2.size(), c);
   CHECK(same_plan(d2, p) && !d2.shard.whole() && d.shard.whole());
   EXPECT_CODE(encode_plan_v1(indexed()), "TET_PLAN_INVALID");
+  // SHARD form 2: the shard (index, count) of an exact sharded run and its round request
+  p.device = Device::Cpu, p.device_ordinal = 0;
+  p.shard = ShardRange{};
+  p.shard.index = 2, p.shard.count = 7, p.shard.round = {1, 2, 3, 4, 5};
+  const auto w3 = encode_plan(p);
+  const size_t at = section_at(w3, 5);
+  CHECK(at != 0 && get32(w3, at + 4) == 40 + 5);
+  const QueryPlan d3 = decode_plan(w3.data(), w3.size(), c);
+  CHECK(same_plan(d3, p) && d3.shard.count == 7 && d3.shard.index == 2 && d3.shard.round.size() == 5);
+  p.shard.round.clear();
+  const auto w4 = encode_plan(p);
+  CHECK(same_plan(decode_plan(w4.data(), w4.size(), c), p));
+  // bad form-2 values: index >= count, count 0, nonzero reserved, a round length past the section
+  for (int bad = 0; bad < 4; ++bad) {
+    auto b = w3;
+    const size_t f = at + 8 + 24;  // index, count, round length, reserved
+    if (bad == 0) put32(b, f, 7);
+    if (bad == 1) put32(b, f + 4, 0), put32(b, f, 0);
+    if (bad == 2) put32(b, f + 12, 1);
+    if (bad == 3) put32(b, f + 8, 6);
+    CHECK(!decodes(b, b.size(), c));
+  }
 }
 
 TEST_CASE("v2 index and run lists: merged into runs, round trip") {

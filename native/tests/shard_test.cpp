@@ -3,7 +3,10 @@
 // merge_partials(execute_partial(shard i of k)...) equals tet::execute byte for byte (NaN bits
 // included). The partial codec: a truncation at every byte and a flipped byte anywhere are
 // TET_SHARD_CORRUPT (never a crash); missing / duplicate shards, a different query, a different
-// file and a different shard count are their TET_SHARD_* codes.
+// file and a different shard count are their TET_SHARD_* codes. Tier-C ops run their rounds
+// (round requests from merge_partials); a truncated / bit-flipped round request is
+// TET_SHARD_CORRUPT, a request of another query TET_SHARD_MISMATCH, partials of an earlier round
+// mixed in TET_SHARD_MISMATCH.
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -79,21 +82,39 @@ QueryPlan base_plan(Op op, uint32_t mask, bool strided) {
   return p;
 }
 
-std::vector<std::vector<uint8_t>> shard_all(const ChunkSource& src, const QueryPlan& p, uint32_t k, const std::string& doc) {
+std::vector<std::vector<uint8_t>> shard_all(const ChunkSource& src, const QueryPlan& p, uint32_t k, const std::string& doc,
+                                            const std::vector<uint8_t>& round = {}) {
   std::vector<std::vector<uint8_t>> parts;
   for (uint32_t i = 0; i < k; ++i) {
     PartialRequest rq;
-    rq.shard = i, rq.shards = k, rq.doc = doc, rq.context = "ctx";
+    rq.shard = i, rq.shards = k, rq.doc = doc, rq.context = "ctx", rq.round = round;
     parts.push_back(execute_partial(src, p, rq));
   }
   return parts;
 }
 
-MergedPartials merge(const std::vector<std::vector<uint8_t>>& parts) {
+MergedPartials merge1(const std::vector<std::vector<uint8_t>>& parts) {
   std::vector<std::pair<const uint8_t*, size_t>> v;
   for (const auto& p : parts) v.emplace_back(p.data(), p.size());
   return merge_partials(v);
 }
+
+// Round after round until done (the last round's partials in `last`).
+MergedPartials run_rounds(const ChunkSource& src, const QueryPlan& p, uint32_t k, const std::string& doc,
+                          std::vector<std::vector<uint8_t>>* last = nullptr, uint32_t* rounds = nullptr) {
+  std::vector<uint8_t> round;
+  for (uint32_t r = 1; r <= 8; ++r) {
+    auto parts = shard_all(src, p, k, doc, round);
+    MergedPartials m = merge1(parts);
+    if (last) *last = parts;
+    if (rounds) *rounds = r;
+    if (m.done) return m;
+    round = m.next_round;
+  }
+  fail("TET_INTERNAL", "more than 8 rounds");
+}
+
+MergedPartials merge(const std::vector<std::vector<uint8_t>>& parts) { return merge1(parts); }
 
 bool same(const QueryResult& a, const QueryResult& b) {
   return a.values.kind == b.values.kind && a.values.length == b.values.length && a.values.bytes == b.values.bytes &&
@@ -121,12 +142,12 @@ TEST_CASE("shard: every op x dtype x k merges to the unsharded result bit for bi
             if (range) p.hist_range = true, p.hist_min = -300, p.hist_max = 40000;
             const QueryResult want = execute(src, p);
             for (uint32_t k : {1u, 2u, 3u, 7u}) {
-              const auto parts = shard_all(src, p, k, "{}");
+              std::vector<std::vector<uint8_t>> parts;
+              const MergedPartials m = run_rounds(src, p, k, "{}", &parts);
               for (const auto& part : parts) {
                 const PartialHeader h = inspect_partial(part.data(), part.size());
                 if (h.unit_begin == h.unit_end) ++empty_shards;
               }
-              const MergedPartials m = merge(parts);
               const bool ok = same(m.result, want);
               if (!ok)
                 std::printf("  %s %s mask %u strided %d k %u: merged differs\n", fold::op_traits(Op(op)).name, dtype_name(dt),
@@ -185,6 +206,62 @@ TEST_CASE("shard: codec errors are TET_SHARD_* codes, never crashes") {
   CHECK_THROWS_CODE(execute_partial(src, p, rq), "TET_SHARD_MISMATCH");
   rq.shard = 0, rq.shards = 0;
   CHECK_THROWS_CODE(execute_partial(src, p, rq), "TET_SHARD_MISMATCH");
+}
+
+TEST_CASE("shard: round requests: corrupt, foreign and stale rounds are TET_SHARD_* codes") {
+  // i64 (no NaN, 64-bit keys: a median takes 2..4 rounds)
+  const MemSource src(DType::I64, {kRows, kCols}, {kChunk, kChunk}, make_data(DType::I64, 9));
+  QueryPlan p = base_plan(Op::Median, 3, false);
+  const QueryResult want = execute(src, p);
+  const auto r1 = shard_all(src, p, 3, "{\"m\":1}");
+  const MergedPartials m1 = merge(r1);
+  CHECK(!m1.done && m1.next_round_no == 2 && !m1.next_round.empty());
+  const std::vector<uint8_t>& req = m1.next_round;
+  const auto r2 = shard_all(src, p, 3, "{\"m\":1}", req);
+  uint32_t rounds = 0;
+  std::vector<std::vector<uint8_t>> last;
+  const MergedPartials done = run_rounds(src, p, 3, "{\"m\":1}", &last, &rounds);
+  CHECK(done.done && same(done.result, want));
+  CHECK(rounds >= 2 && rounds <= 4);
+  // truncation of the request at every byte, a flipped bit anywhere
+  PartialRequest rq;
+  rq.shard = 1, rq.shards = 3, rq.doc = "{\"m\":1}", rq.context = "ctx";
+  for (size_t n = 1; n < req.size(); ++n) {
+    rq.round.assign(req.begin(), req.begin() + ptrdiff_t(n));
+    CHECK_THROWS_CODE(execute_partial(src, p, rq), "TET_SHARD_CORRUPT");
+  }
+  for (size_t i = 0; i < req.size(); ++i) {
+    for (uint8_t bit : {uint8_t(0x01), uint8_t(0x80)}) {
+      rq.round = req;
+      rq.round[i] ^= bit;
+      CHECK_THROWS_CODE(execute_partial(src, p, rq), "TET_SHARD_CORRUPT");
+    }
+  }
+  // a request of another query (other document, other op), another file, another shard count
+  rq.round = req;
+  rq.doc = "{\"m\":2}";
+  CHECK_THROWS_CODE(execute_partial(src, p, rq), "TET_SHARD_MISMATCH");
+  rq.doc = "{\"m\":1}";
+  QueryPlan q = p;
+  q.op = Op::Quantile, q.q = 0.7;
+  CHECK_THROWS_CODE(execute_partial(src, q, rq), "TET_SHARD_MISMATCH");
+  const MemSource src2(DType::I64, {kRows, kCols}, {kChunk, 250}, make_data(DType::I64, 9));
+  CHECK_THROWS_CODE(execute_partial(src2, p, rq), "TET_SHARD_MISMATCH");
+  rq.shards = 4;
+  CHECK_THROWS_CODE(execute_partial(src, p, rq), "TET_SHARD_MISMATCH");
+  rq.shards = 3;
+  // a one-round query given a round request
+  CHECK_THROWS_CODE(execute_partial(src, base_plan(Op::Sum, 3, false), rq), "TET_SHARD_MISMATCH");
+  // a partial of round 1 mixed into round 2
+  CHECK_THROWS_CODE(merge({r2[0], r1[1], r2[2]}), "TET_SHARD_MISMATCH");
+  // flipped bits in a round-2 partial (its echoed request included)
+  for (size_t i = 0; i < r2[1].size(); i += 1 + i / 32) {
+    auto bad = r2;
+    bad[1][i] ^= 0x04;
+    CHECK_THROWS_CODE(merge(bad), "TET_SHARD_CORRUPT");
+  }
+  // the small partials: every round's partial is far below the selection's bytes
+  for (const auto& part : last) CHECK(part.size() < kRows * kCols * 8 / 20);
 }
 
 TEST_MAIN()

@@ -79,7 +79,13 @@ struct AggSpec {  // one aggregate of the AGG section
 struct ShardRange {  // unit range [begin, end) of `of` units; [0, 1) of 1 = the whole plan
   uint64_t begin = 0, end = 1, of = 1;
   bool whole() const { return begin == 0 && end == of; }
+  // Exact sharded execution (tet/shard.h): shard `index` of `count` (count 0 = not a shard run)
+  // and the round request of a later tier-C round (empty = round 1). SHARD section form 2.
+  uint32_t index = 0, count = 0;
+  std::vector<uint8_t> round;
+  bool plain() const { return begin == 0 && end == 1 && of == 1 && count == 0 && round.empty(); }
 };
+constexpr uint64_t kMaxShardRoundBytes = uint64_t(1) << 20;
 
 enum class Device : uint32_t { Cpu = 0, Gpu = 1 };
 

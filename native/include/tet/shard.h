@@ -17,12 +17,13 @@
 namespace tet {
 
 constexpr uint32_t kPartialMagic = 0x31535054;  // "TPS1"
-constexpr uint32_t kPartialVersion = 1;
+constexpr uint32_t kPartialVersion = 2;  // 2: round number + echoed round request
 
 struct PartialRequest {
   uint32_t shard = 0, shards = 1;  // shard index in [0, shards)
   std::string doc;                 // canonical query document (part of the fingerprint)
   std::string context;             // opaque caller text carried to the merge (not fingerprinted)
+  std::vector<uint8_t> round;      // round request ("TPR1") from merge_partials; empty = round 1
 };
 
 // Runs one shard of `plan` against `src` (the plan is already validated against its catalog).
@@ -39,6 +40,7 @@ struct PartialHeader {
   Op op = Op::None;
   DType dtype = DType::F32;
   std::string dataset, doc, context;
+  uint32_t round = 1;  // the round this partial answers (tier C may take several)
 };
 
 // Header of one partial after its length, magic, version and checksum are checked
@@ -46,14 +48,20 @@ struct PartialHeader {
 PartialHeader inspect_partial(const uint8_t* bytes, size_t len);
 
 struct MergedPartials {
+  // done: `result` is the query's result. Otherwise (tier C) every shard must run again with the
+  // round request `next_round` (round number `next_round_no`), and those partials be merged.
+  bool done = true;
+  std::vector<uint8_t> next_round;
+  uint32_t next_round_no = 0;
+  std::string op;  // the op's name (for messages)
   QueryResult result;
   DType dtype = DType::F32;
   std::string doc, context;  // from shard 0
 };
 
 // Validates a complete set of partials (any order) and merges them: TET_SHARD_CORRUPT (bad
-// bytes), TET_SHARD_MISMATCH (different query, file or shard count), TET_SHARD_DUPLICATE,
-// TET_SHARD_MISSING.
+// bytes), TET_SHARD_MISMATCH (different query, file, shard count, or round), TET_SHARD_DUPLICATE,
+// TET_SHARD_MISSING. Tier-C ops may answer "another round needed" (done = false).
 MergedPartials merge_partials(const std::vector<std::pair<const uint8_t*, size_t>>& parts, const ExecContext& ctx = {});
 
 }  // namespace tet
