@@ -17,6 +17,9 @@ for f in package/dist/index.cjs package/dist/index.mjs package/dist/index.d.ts p
          package/samples/weather.tet package/bin/tet.js; do
   grep -qx "$f" "$work/files.txt" || { echo "pack-install: $f is not in the tarball" >&2; exit 1; }
 done
+if command -v aarch64-linux-gnu-g++ >/dev/null && ! grep -qx package/prebuilds/linux-arm64/tetration.node "$work/files.txt"; then
+  echo "pack-install: the aarch64 toolchain is here but the tarball has no linux-arm64 prebuild" >&2; exit 1
+fi
 if grep -q '^package/native/tests/\|^package/native/fuzz/\|^package/build/' "$work/files.txt"; then
   echo "pack-install: the tarball ships test, fuzz or build outputs" >&2; exit 1
 fi

@@ -2,7 +2,7 @@
 // for this platform, so `npm install tetration` needs no compiler. Builds dist/ (build:ts) and,
 // when prebuilds/<platform>-<arch>/ holds no addon or one older than a native source, the
 // prebuild (prebuildify: N-API, stripped). Fails when no prebuild results.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,3 +36,13 @@ if (!made) {
   process.exit(1);
 }
 console.log(`prepack: ships ${made} (${statSync(made).size} bytes)`);
+// linux-arm64, cross-built with Debian's aarch64 toolchain where it is installed (scripts/arm64-test.sh).
+if (process.platform === 'linux' && process.arch === 'x64') {
+  const cross = spawnSync('sh', ['-c', 'command -v aarch64-linux-gnu-g++'], { stdio: 'ignore' }).status === 0;
+  if (cross) {
+    execFileSync('bash', [join(root, 'scripts', 'arm64-test.sh'), '--build-only'], { cwd: root, stdio: 'inherit' });
+    console.log(`prepack: ships ${prebuild(join(root, 'prebuilds', 'linux-arm64'))}`);
+  } else {
+    console.log('prepack: no aarch64 cross toolchain (g++-aarch64-linux-gnu): linux-arm64 is not in this package');
+  }
+}
