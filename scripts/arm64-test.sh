@@ -25,7 +25,7 @@ if [ ! -f prebuilds/linux-arm64/tetration.node ] || [ -n "$(find native binding.
   mkdir -p "$scratch/scripts" && cp scripts/native-sources.js "$scratch/scripts/"
   ln -s "$root/node_modules" "$scratch/node_modules"
   (cd "$scratch" && CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ LINK=aarch64-linux-gnu-g++ AR=aarch64-linux-gnu-ar \
-     PREBUILD_STRIP_BIN=aarch64-linux-gnu-strip node "$root/node_modules/prebuildify/bin.js" --napi --strip --arch arm64 >/dev/null)
+     PREBUILD_STRIP_BIN=aarch64-linux-gnu-strip npx --no-install prebuildify --napi --strip --arch arm64 >/dev/null)
   mkdir -p prebuilds/linux-arm64 && cp "$scratch/prebuilds/linux-arm64/"*.node prebuilds/linux-arm64/
 fi
 file prebuilds/linux-arm64/tetration.node | grep -q 'ARM aarch64' || { echo "arm64: the prebuild is not an aarch64 object" >&2; exit 1; }
