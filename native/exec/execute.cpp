@@ -1,27 +1,27 @@
 // tet::execute: picks the strategy the plan names, runs it on the process-wide pool and fills
-// the QueryResult. Streaming folds live in streaming_fold.cpp; this file holds materialization
-// (in memory, temp spill, export spill), the preview, and the tier-C operations.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
+// the QueryResult. Streaming folds are fold_driver.cpp, reading into memory and the preview
+// materialize.cpp, the export spill spill.cpp; this file dispatches, and (until they move to
+// their own file) holds the tier-C operations over a materialized selection.
+#include <sys/mman.h>  // the tier-C scratch mapping of materialize_and_run (moves with tier C)
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include "exec/fold_driver.h"
+#include "exec/materialize.h"
 #include "exec/quantile.h"
 #include "exec/selection.h"
-#include "exec/streaming_fold.h"
 #include "exec/thread_pool.h"
-#include "exec/tile_fetch.h"
+#include "exec/tile_input.h"
 #include "fold/order_stats.h"
 #include "fold/registry.h"
 #include "tet/error.h"
@@ -30,40 +30,7 @@
 
 namespace tet {
 namespace exec {
-
-const float* f16_table() {
-  static const std::vector<float> table = [] {
-    std::vector<float> t(65536);
-    for (uint32_t h = 0; h < 65536; ++h) t[h] = f16_to_f32(uint16_t(h));
-    return t;
-  }();
-  return table.data();
-}
-
 namespace {
-
-// A file mapping that is unmapped (and its descriptor closed) on every exit path.
-struct Mapping {
-  void* addr = MAP_FAILED;
-  size_t len = 0;
-  int fd = -1;
-  ~Mapping() {
-    if (addr != MAP_FAILED) ::munmap(addr, len);
-    if (fd >= 0) ::close(fd);
-  }
-  uint8_t* data() const { return static_cast<uint8_t*>(addr); }
-};
-
-[[noreturn]] void io_fail(const char* code, const std::string& what, const std::string& path) {
-  fail(code, what + " '" + path + "': " + std::strerror(errno));
-}
-
-void map_file(Mapping& m, const std::string& path, uint64_t bytes) {
-  if (::ftruncate(m.fd, off_t(bytes)) != 0) io_fail("TET_IO_WRITE", "cannot size", path);
-  m.len = size_t(bytes);
-  m.addr = ::mmap(nullptr, m.len, PROT_READ | PROT_WRITE, MAP_SHARED, m.fd, 0);
-  if (m.addr == MAP_FAILED) io_fail("TET_IO_WRITE", "cannot map", path);
-}
 
 class Executor {
  public:
@@ -92,101 +59,13 @@ class Executor {
   }
 
  private:
-  // Writes selection elements with logical index < limit into dest (row-major, elements of
-  // size sizeof(D)), converting storage S to D.
-  template <class S, class D> void scatter(uint8_t* dest, uint64_t limit) {
-    std::vector<uint64_t> tiles;
-    for (uint64_t t = 0; t < sel_.tiles; ++t)
-      if (sel_.tile(t).min_logical < limit) tiles.push_back(t);
-    const uint32_t parts = pool_.participants(tiles.size(), plan_.threads);
-    res_.stats.threads_used = std::max(res_.stats.threads_used, parts);
-    std::vector<std::vector<uint8_t>> scratch(parts);
-    const uint32_t last = sel_.ndim - 1;
-    pool_.parallel_for(tiles.size(), plan_.threads, [&](uint64_t k, uint32_t slot) {
-      check_cancel(ctx_);
-      const TileSelection ts = sel_.tile(tiles[k]);
-      const TileView v = fetcher_.fetch(ts, scratch[slot]);
-      Selection::for_each_run(ts, sel_.ndim, 0, ts.elems, [&](uint64_t off, uint64_t n, const Axes& idx) {
-        uint64_t o = 0;
-        for (uint32_t a = 0; a < sel_.ndim; ++a) o += (ts.sel0[a] + idx[a]) * sel_.sel_stride[a];
-        if (o >= limit) return;
-        if (n > limit - o) n = limit - o;
-        const uint8_t* p = v.data + off * sizeof(S);
-        uint8_t* q = dest + o * sizeof(D);
-        if (std::is_same<S, D>::value && ts.step[last] == 1) std::memcpy(q, p, n * sizeof(S));
-        else if (std::is_same<S, D>::value) {
-          for (uint64_t i = 0; i < n; ++i) std::memcpy(q + i * sizeof(S), p + i * ts.step[last] * sizeof(S), sizeof(S));
-        } else {
-          D tmp[256];
-          for (uint64_t i = 0; i < n; i += 256) {
-            const uint64_t m = std::min<uint64_t>(256, n - i);
-            load_elems<S, D>(p + i * ts.step[last] * sizeof(S), ts.step[last], m, tmp);
-            std::memcpy(q + i * sizeof(D), tmp, m * sizeof(D));
-          }
-        }
-      });
-    });
-  }
-
-  uint64_t preview_len() const { return std::min<uint64_t>(plan_.preview_max, sel_.elements); }
-
-  // Preview values are T (f16 widened to f32, everything else native).
-  template <class S, class T> void preview_capped() {
-    const uint64_t k = preview_len();
-    res_.preview_length = k;
-    if (ctx_.has_output) {
-      // Caller-owned output (read()): the pool threads write each element once, in place.
-      if (ctx_.output_bytes != k * sizeof(T) || (k > 0 && ctx_.output == nullptr))
-        fail("TET_PLAN_INVALID", "output holds " + std::to_string(ctx_.output_bytes) + " bytes; the plan's preview is " +
-                                     std::to_string(k) + " elements of " + std::to_string(sizeof(T)) + " bytes");
-      if (k > 0) scatter<S, T>(ctx_.output, k);
-      return;
-    }
-    res_.preview.assign(k * sizeof(T), 0);
-    if (k > 0) scatter<S, T>(res_.preview.data(), k);
-  }
-
-  template <class T> void preview_from(const T* values) {
-    const uint64_t k = preview_len();
-    res_.preview.resize(k * sizeof(T));
-    if (k > 0) std::memcpy(res_.preview.data(), values, k * sizeof(T));  // data() may be null
-    res_.preview_length = k;
-  }
-
-  template <class S, class T> void spill() {
-    const std::string& path = plan_.spill_path;
-    const uint64_t bytes = sel_.elements * sizeof(S);
-    static std::atomic<uint64_t> serial{0};
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(serial.fetch_add(1));
-    Mapping m;
-    m.fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (m.fd < 0) io_fail("TET_IO_OPEN", "cannot create spill file", tmp);
-    try {
-      map_file(m, tmp, bytes);
-      scatter<S, S>(m.data(), sel_.elements);
-      const uint64_t k = preview_len();
-      if (std::is_same<S, T>::value) {
-        preview_from<T>(reinterpret_cast<const T*>(m.data()));
-      } else {
-        res_.preview.resize(k * sizeof(T));
-        std::vector<T> tmpv(k);
-        load_elems<S, T>(m.data(), 1, k, tmpv.data());
-        std::memcpy(res_.preview.data(), tmpv.data(), k * sizeof(T));
-        res_.preview_length = k;
-      }
-      if (::msync(m.addr, m.len, MS_SYNC) != 0) io_fail("TET_IO_WRITE", "cannot flush spill file", tmp);
-      if (::fsync(m.fd) != 0) io_fail("TET_IO_WRITE", "cannot sync spill file", tmp);
-      if (::rename(tmp.c_str(), path.c_str()) != 0) io_fail("TET_IO_WRITE", "cannot rename spill file to", path);
-    } catch (...) {
-      ::unlink(tmp.c_str());
-      throw;
-    }
-    const size_t slash = path.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) ::fsync(dfd), ::close(dfd);
-    res_.stats.spill_bytes = bytes;
-  }
+  // The read plumbing (materialize.cpp, spill.cpp), under the names the tier-C code uses.
+  ReadInput input() { return ReadInput{plan_, sel_, ctx_, fetcher_, res_}; }
+  template <class S, class D> void scatter(uint8_t* dest, uint64_t limit) { exec::scatter<S, D>(input(), dest, limit); }
+  uint64_t preview_len() const { return exec::preview_len(plan_, sel_); }
+  template <class S, class T> void preview_capped() { exec::preview_capped<S, T>(input()); }
+  template <class T> void preview_from(const T* values) { exec::preview_from<T>(input(), values); }
+  template <class S, class T> void spill() { exec::spill<S, T>(input()); }
 
   template <class S, class T> void materialize_and_run() {
     if ((plan_.op == Op::Median || plan_.op == Op::Quantile) && scalar() &&

@@ -700,6 +700,39 @@ TEST_CASE("sequential chunks equal parallel chunks; stats") {
   CHECK(std::string(par.stats.simd) == host_info().simd);
 }
 
+TEST_CASE("linear scan reads through ChunkSource::read_range; other layouts fall back to tiles") {
+  // 2 x 3 tiles of 300 x 700 f32 (multi-unit tiles: 210000 elements > kUnitElems), clipped edges.
+  Dense d = make_dense(DType::F32, {550, 1800}, 71, false);
+  MemSource fwd(DType::F32, d.shape, {300, 700}, d.bytes, false, /*forward=*/true);
+  MemSource rev(DType::F32, d.shape, {300, 700}, d.bytes);
+  StoredExtent ext;
+  CHECK(fwd.stored_extent(0, ext) && ext.offset == 4096 && ext.bytes == d.bytes.size());
+  CHECK(!rev.stored_extent(0, ext));
+  for (Op op : {Op::Sum, Op::Mean, Op::Var, Op::Min, Op::ArgMax, Op::NanCount, Op::Product}) {
+    QueryPlan p;
+    p.step.fill(1);
+    p.ndim = 2, p.count[0] = 550, p.count[1] = 1800, p.op = op, p.reduce_mask = 3;
+    const QueryResult tiles = execute(fwd, p, {});
+    CHECK(tiles.stats.io_mode == IoMode::ParallelChunks);
+    p.io_mode = IoMode::LinearScan;
+    const uint64_t reads0 = fwd.range_reads.load(), fetches0 = fwd.fetches.load();
+    const QueryResult lin = execute(fwd, p, {});
+    CHECK(lin.stats.io_mode == IoMode::LinearScan);
+    CHECK(lin.values.bytes == tiles.values.bytes);
+    CHECK(lin.stats.chunks_read == tiles.stats.chunks_read && lin.stats.stored_bytes_read == tiles.stats.stored_bytes_read);
+    CHECK(fwd.range_reads.load() > reads0 && fwd.fetches.load() == fetches0);  // no tile() call
+    const QueryResult back = execute(rev, p, {});  // reverse payload order: tile reads, in payload order
+    CHECK(back.stats.io_mode == IoMode::SequentialChunks);
+    CHECK(back.values.bytes == tiles.values.bytes);
+    CHECK(rev.range_reads.load() == 0);
+    // a partial selection is not a linear scan either
+    p.count[1] = 1799;
+    const QueryResult part = execute(fwd, p, {});
+    CHECK(part.stats.io_mode == IoMode::SequentialChunks);
+  }
+  CHECK(fwd.range_bytes.load() % d.bytes.size() == 0 && fwd.sequential_hints.load() == 7);
+}
+
 TEST_CASE("strided selection touches only chunks the progression lands in") {
   Dense d = make_dense(DType::F32, {100}, 61, false);
   MemSource src(DType::F32, {100}, {10}, d.bytes);
