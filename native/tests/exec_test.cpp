@@ -733,6 +733,57 @@ TEST_CASE("linear scan reads through ChunkSource::read_range; other layouts fall
   CHECK(fwd.range_bytes.load() % d.bytes.size() == 0 && fwd.sequential_hints.load() == 7);
 }
 
+TEST_CASE("linear scan on files: grid-order raw payloads scan the fd; reverse order and zstd fall back") {
+  // [1000, 700] f64, row tiles of 300 (clipped last tile), two units per tile.
+  Dense d = make_dense(DType::F64, {1000, 700}, 81, true);
+  const std::string base = "/tmp/tet_exec_linear_" + std::to_string(::getpid());
+  struct Layout {
+    const char* name;
+    bool reverse;
+    tet::CodecChoice codec;
+    IoMode want;
+  };
+  const Layout layouts[] = {{"grid", false, tet::CodecChoice::Raw, IoMode::LinearScan},
+                            {"reverse", true, tet::CodecChoice::Raw, IoMode::SequentialChunks},
+                            {"zstd", false, tet::CodecChoice::Zstd, IoMode::SequentialChunks}};
+  std::vector<uint8_t> want_sum;
+  for (const Layout& l : layouts) {
+    const std::string path = base + "_" + l.name + ".tet";
+    {
+      auto w = tet::Writer::create(path);
+      tet::DatasetSpec spec;
+      spec.name = "data", spec.dtype = DType::F64, spec.shape = d.shape, spec.chunk_shape = {300, 700}, spec.codec = l.codec;
+      const uint32_t id = w->add_dataset(spec);
+      for (uint64_t k = 0; k < 4; ++k) {
+        const uint64_t c = l.reverse ? 3 - k : k, r0 = c * 300, nr = std::min<uint64_t>(300, 1000 - r0);
+        w->write_chunk(id, {c, 0}, d.bytes.data() + r0 * 700 * 8, nr * 700 * 8);
+      }
+      w->commit();
+    }
+    auto f = File::open(path);
+    StoredExtent ext;
+    CHECK(f->stored_extent(0, ext) == (l.want == IoMode::LinearScan));
+    for (Op op : {Op::Sum, Op::Var, Op::ArgMin, Op::NanCount}) {
+      QueryPlan p;
+      p.step.fill(1);
+      p.ndim = 2, p.count[0] = 1000, p.count[1] = 700, p.op = op, p.reduce_mask = 3;
+      const QueryResult tiles = execute(*f, p, {});
+      p.io_mode = IoMode::LinearScan;
+      const QueryResult lin = execute(*f, p, {});
+      if (lin.stats.io_mode != l.want) std::printf("  %s: io_mode %u\n", l.name, unsigned(lin.stats.io_mode));
+      CHECK(lin.stats.io_mode == l.want);
+      CHECK(lin.values.bytes == tiles.values.bytes);
+      CHECK(lin.stats.chunks_read == 4);
+      if (op == Op::Sum) {
+        if (want_sum.empty()) want_sum = lin.values.bytes;
+        CHECK(lin.values.bytes == want_sum);  // same bits whatever the layout
+      }
+    }
+    f.reset();
+    ::unlink(path.c_str());
+  }
+}
+
 TEST_CASE("strided selection touches only chunks the progression lands in") {
   Dense d = make_dense(DType::F32, {100}, 61, false);
   MemSource src(DType::F32, {100}, {10}, d.bytes);
