@@ -40,9 +40,9 @@ class Executor {
 
   template <class S, class T> void run() {
     res_.stats.threads_used = 1;
-    if (ctx_.has_output &&
-        (plan_.op != Op::None || plan_.strategy == Strategy::MmapSpill))
-      fail("TET_PLAN_INVALID", "a caller-owned output needs a plan without a reduction or spill (read)");
+    if (ctx_.has_output && !output_allowed())
+      fail("TET_PLAN_INVALID", "a caller-owned output needs a read (a plan without a reduction or spill) or a partial "
+                               "reduction of a streaming op with f64 / u64 / i64 values");
     if (plan_.op == Op::None) {
       if (plan_.strategy == Strategy::MmapSpill) spill<S, T>();
       else preview_capped<S, T>();
@@ -60,7 +60,12 @@ class Executor {
 
  private:
   // The read plumbing (materialize.cpp, spill.cpp), under the names the tier-C code uses.
-  ReadInput input() { return ReadInput{plan_, sel_, ctx_, fetcher_, res_}; }
+  ReadInput input() { return ReadInput{plan_, sel_, ctx_, fetcher_, res_, ctx_.has_output && plan_.op == Op::None}; }
+  // ExecContext::output is the preview of a read, or the values of a partial streaming fold.
+  bool output_allowed() const {
+    if (plan_.op == Op::None) return plan_.strategy != Strategy::MmapSpill;
+    return fold::is_streaming(plan_.op) && !scalar() && fold::value_kind(plan_.op, sel_.dataset.dtype) != ValueKind::Bool;
+  }
   template <class S, class D> void scatter(uint8_t* dest, uint64_t limit) { exec::scatter<S, D>(input(), dest, limit); }
   uint64_t preview_len() const { return exec::preview_len(plan_, sel_); }
   template <class S, class T> void preview_capped() { exec::preview_capped<S, T>(input()); }

@@ -250,6 +250,19 @@ template <class S, class T, class F> struct PartialFold {
     res.reduced_shape.clear();
     for (uint32_t a : wu.kept) res.reduced_shape.push_back(sel.count[a]);
   }
+  // Caller-owned values (ExecContext::output): exactly out_len 8-byte values, written once each
+  // by finalize_range (the boxes cover the output); res.values keeps its kind and length only.
+  uint8_t* bind_output(const ExecContext& ctx, QueryResult& res) const {
+    if (vs != 8 || ctx.output_bytes != wu.out_len * vs || (wu.out_len > 0 && ctx.output == nullptr))
+      fail("TET_PLAN_INVALID", "output holds " + std::to_string(ctx.output_bytes) + " bytes; the reduction writes " +
+                                   std::to_string(wu.out_len) + " values of " + std::to_string(vs) + " bytes");
+    res.values.kind = kind;
+    res.values.length = wu.out_len;
+    res.values.bytes.clear();
+    res.reduced_shape.clear();
+    for (uint32_t a : wu.kept) res.reduced_shape.push_back(sel.count[a]);
+    return ctx.output;
+  }
 
   // The one compiled finalize of a box range, shared by the engine and the shard coordinator.
   __attribute__((noinline)) void finalize_range(const BoxState<F>& st, const Box& bx, uint64_t a, uint64_t b,
@@ -441,8 +454,13 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
   with_stream_family<T>(run.plan.op, [&](auto f) {
     using F = decltype(f);
     const PartialFold<S, T, F> pf(run.plan, run.sel, run.isa);
-    pf.init_result(res);
-    uint8_t* const outb = res.values.bytes.data();
+    uint8_t* outb;
+    if (run.ctx.has_output) {
+      outb = pf.bind_output(run.ctx, res);
+    } else {
+      pf.init_result(res);
+      outb = res.values.bytes.data();
+    }
     std::vector<BoxState<F>> states(pf.wu.tasks.size());
     IoMode mode = IoMode::ParallelChunks;
     uint32_t parts = 1;

@@ -48,7 +48,7 @@ template <class S, class T> void preview_capped(const ReadInput& in) {
   const uint64_t k = preview_len(in.plan, in.sel);
   const ExecContext& ctx = in.ctx;
   in.res.preview_length = k;
-  if (ctx.has_output) {
+  if (in.preview_to_output) {
     // Caller-owned output (read()): the pool threads write each element once, in place.
     if (ctx.output_bytes != k * sizeof(T) || (k > 0 && ctx.output == nullptr))
       fail("TET_PLAN_INVALID", "output holds " + std::to_string(ctx.output_bytes) + " bytes; the plan's preview is " +

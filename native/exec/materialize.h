@@ -3,6 +3,7 @@
 // spill (spill.cpp: the selection written to a file beside its target, synced, renamed into
 // place). The scratch mappings of the materializing strategies are util/io's ScratchMapping.
 #pragma once
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -24,6 +25,7 @@ struct ReadInput {
   const ExecContext& ctx;
   TileFetcher& fetcher;
   QueryResult& res;
+  bool preview_to_output = false;  // read(): the preview is ExecContext::output
 };
 
 // Writes selection elements with logical index < limit into dest (row-major, elements of size
@@ -35,7 +37,7 @@ inline uint64_t preview_len(const QueryPlan& plan, const Selection& sel) {
 }
 
 // The first preview_len elements as T (f16 widened to f32, everything else native): into
-// res.preview, or with ExecContext::output straight into the caller's memory.
+// res.preview, or for a read (preview_to_output) straight into ExecContext::output.
 template <class S, class T> void preview_capped(const ReadInput& in);
 
 // The preview copied from an already materialized row-major buffer.

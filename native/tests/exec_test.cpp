@@ -881,6 +881,54 @@ TEST_CASE("caller-owned output: the preview written in place equals the native-o
   EXPECT_CODE(execute(src, p, ctx), "TET_CANCELLED");
 }
 
+TEST_CASE("caller-owned output of partial reductions: values equal the native-owned ones; wrong size is refused") {
+  for (DType dt : kDtypes) {
+    Dense d = make_dense(dt, {7, 10, 5}, 77, true);
+    MemSource src(dt, d.shape, {3, 4, 2}, d.bytes);
+    for (const Sel& s : selections()) {
+      for (Op op : {Op::Sum, Op::Mean, Op::Min, Op::Max, Op::Var, Op::ArgMax, Op::Count, Op::NanCount, Op::Product}) {
+        for (uint32_t mask : {1u, 2u, 4u, 5u, 6u}) {
+          QueryPlan p = make_plan(d, s, op, mask);
+          p.preview_max = 4;
+          const QueryResult owned = execute(src, p, {});
+          CHECK(owned.values.bytes.size() == owned.values.length * 8);
+          for (uint32_t threads : {1u, 3u}) {
+            p.threads = threads;
+            std::vector<uint8_t> out(owned.values.bytes.size() + 2, 0xAB);  // one guard byte each side
+            ExecContext ctx;
+            ctx.has_output = true;
+            ctx.output = out.data() + 1;
+            ctx.output_bytes = owned.values.bytes.size();
+            const QueryResult r = execute(src, p, ctx);
+            CHECK(r.values.bytes.empty() && r.values.kind == owned.values.kind && r.values.length == owned.values.length);
+            CHECK(r.reduced_shape == owned.reduced_shape);
+            CHECK(r.preview == owned.preview && r.preview_length == owned.preview_length);
+            CHECK(out.front() == 0xAB && out.back() == 0xAB);
+            CHECK(std::memcmp(out.data() + 1, owned.values.bytes.data(), owned.values.bytes.size()) == 0);
+          }
+          ExecContext bad;
+          std::vector<uint8_t> small(owned.values.bytes.size() - 8 + 1);
+          bad.has_output = true;
+          bad.output = small.data();
+          bad.output_bytes = small.size();
+          EXPECT_CODE(execute(src, p, bad), "TET_PLAN_INVALID");
+        }
+      }
+    }
+  }
+  // bool values, tier C and scalar reductions have no caller-owned output
+  Dense d = make_dense(DType::F32, {7, 10, 5}, 78, false);
+  MemSource src(DType::F32, d.shape, {3, 4, 2}, d.bytes);
+  std::vector<uint8_t> out(7 * 10 * 8);
+  ExecContext ctx;
+  ctx.has_output = true, ctx.output = out.data(), ctx.output_bytes = out.size();
+  for (Op op : {Op::AnyNan, Op::Median, Op::Histogram}) {
+    QueryPlan p = make_plan(d, selections()[0], op, 4);
+    if (op == Op::Histogram) p.bins = 1;
+    EXPECT_CODE(execute(src, p, ctx), "TET_PLAN_INVALID");
+  }
+}
+
 TEST_CASE("temp spill materialize equals in-memory; file is gone") {
   Dense d = make_dense(DType::F32, {7, 10, 5}, 81, false);
   MemSource src(DType::F32, d.shape, {3, 4, 2}, d.bytes);
