@@ -62,7 +62,8 @@ for (const c of cases(geo)) {
 if (argv.includes('--kernels')) {
   const bin = path.join(HERE, '.scratch', 'kernels_micro');
   execFileSync('c++', ['-std=c++17', '-O3', `-I${path.join(ROOT, 'native', 'include')}`, `-I${path.join(ROOT, 'native')}`, '-o', bin,
-    path.join(HERE, 'kernels_micro.cpp'), path.join(ROOT, 'native', 'fold', 'kernels.cpp')], { stdio: 'inherit' });
+    path.join(HERE, 'kernels_micro.cpp'), path.join(ROOT, 'native', 'fold', 'kernels.cpp'),
+    path.join(ROOT, 'native', 'fold', 'row_kernels.cpp'), path.join(ROOT, 'native', 'fold', 'registry.cpp')], { stdio: 'inherit' });
   const npy = path.join(dir, 'f32.npy');
   process.stdout.write(execFileSync(bin, bytes >= 256 * 2 ** 20 ? [npy] : [], { encoding: 'utf8' }));
 }

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "fold/accumulator.h"
+#include "fold/registry.h"
 
 using namespace tet;
 using namespace tet::fold;
@@ -20,54 +20,89 @@ template <class T> static void report(const char* where, const char* name, size_
   std::printf("%-5s %-24s %8.2f ms %7.2f GB/s\n", where, name, best * 1e3, double(bytes) / best / 1e9);
 }
 
-// Folds `x` in blocks of `unit` elements (as the engine's work units), merging block results.
+// The finalized value as a double, for the sink.
+template <class T, class F> static double sink_of(const OpCfg<T>& k, const typename F::State& s) {
+  uint8_t out[8] = {};
+  F::finalize(k, s, out);
+  double d;
+  std::memcpy(&d, out, 8);
+  return d;
+}
+
+// Folds `x` in blocks of `unit` elements (as the engine's work units), merging block results:
+// the family's consume + merge, as exec/fold_driver.cpp calls them.
 template <class T> static void blocks(const char* where, const char* name, Op op, const T* x, size_t n, size_t unit, int reps = 5) {
-  const FoldOp<T> f(op, best_isa(), false, 0);
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    const double t0 = now();
-    Acc<T> tot;
-    for (size_t u = 0; u < n; u += unit) {
-      Acc<T> a;
-      f.block(a, x + u, std::min(unit, n - u));
-      f.merge(tot, a);
+  const OpCfg<T> k = make_cfg<T>(op, best_isa(), false, 0);
+  with_family<T>(op, [&](auto f) {
+    using F = decltype(f);
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+      const double t0 = now();
+      typename F::State tot;
+      for (size_t u = 0; u < n; u += unit) {
+        typename F::State a;
+        F::consume(k, a, x + u, std::min(unit, n - u));
+        F::merge(k, tot, a);
+      }
+      best = std::min(best, now() - t0);
+      g_sink += sink_of<T, F>(k, tot);
     }
-    best = std::min(best, now() - t0);
-    g_sink += tot.s + tot.m2 + double(tot.hi) + double(tot.idx);
-  }
-  report<T>(where, name, n * sizeof(T), best);
+    report<T>(where, name, n * sizeof(T), best);
+  });
 }
 
 // The same unit folded `times` times: compute cost with the data in L2.
 template <class T> static void l2(const char* name, Op op, const T* x, size_t unit, int times) {
-  const FoldOp<T> f(op, best_isa(), false, 0);
-  double best = 1e300;
-  for (int r = 0; r < 5; ++r) {
-    const double t0 = now();
-    Acc<T> tot;
-    for (int k = 0; k < times; ++k) {
-      Acc<T> a;
-      f.block(a, x, unit);
-      f.merge(tot, a);
+  const OpCfg<T> k = make_cfg<T>(op, best_isa(), false, 0);
+  with_family<T>(op, [&](auto f) {
+    using F = decltype(f);
+    double best = 1e300;
+    for (int r = 0; r < 5; ++r) {
+      const double t0 = now();
+      typename F::State tot;
+      for (int i = 0; i < times; ++i) {
+        typename F::State a;
+        F::consume(k, a, x, unit);
+        F::merge(k, tot, a);
+      }
+      best = std::min(best, now() - t0);
+      g_sink += sink_of<T, F>(k, tot);
     }
-    best = std::min(best, now() - t0);
-    g_sink += tot.s + tot.m2 + double(tot.hi) + double(tot.idx);
-  }
-  report<T>("L2", name, unit * sizeof(T) * size_t(times), best);
+    report<T>("L2", name, unit * sizeof(T) * size_t(times), best);
+  });
 }
 
-// Partial reduction keeping the last axis: acc[j] += row[j] through FoldOp::many().
+// Partial reduction keeping the last axis: batches of kMaxRows rows into the family's box state
+// (consume_rows, flushed once per pass), as the partial driver folds a kept inner axis.
 template <class T> static void many(const char* name, Op op, const T* x, size_t n, size_t cols) {
-  const FoldOp<T> f(op, best_isa(), false, 0);
-  std::vector<Acc<T>> acc(cols);
-  double best = 1e300;
-  for (int r = 0; r < 3; ++r) {
-    const double t0 = now();
-    for (size_t u = 0; u + cols <= n; u += cols) f.many(acc.data(), x + u, cols, 0);
-    best = std::min(best, now() - t0);
-  }
-  g_sink += acc[0].s;
-  report<T>("DRAM", name, n * sizeof(T), best);
+  const OpCfg<T> k = make_cfg<T>(op, best_isa(), false, 0);
+  with_family<T>(op, [&](auto f) {
+    using F = decltype(f);
+    typename F::Soa st;
+    RowScratch blk;
+    F::init(k, st, cols);
+    F::reserve(k, blk, cols);
+    double best = 1e300;
+    for (int r = 0; r < 3; ++r) {
+      const double t0 = now();
+      const T* xs[kMaxRows];
+      uint64_t fibs[kMaxRows];
+      size_t rows = 0;
+      for (size_t u = 0; u + cols <= n; u += cols) {
+        xs[rows] = x + u, fibs[rows] = u / cols, ++rows;
+        if (rows == kMaxRows) F::consume_rows(k, st, blk, 0, xs, fibs, rows, cols), rows = 0;
+      }
+      if (rows) F::consume_rows(k, st, blk, 0, xs, fibs, rows, cols);
+      if (F::blocked(k)) F::flush(k, st, blk);
+      best = std::min(best, now() - t0);
+    }
+    uint8_t out[8] = {};
+    ops::soa_finalize<F, T>(k, st, 0, n / cols, out);
+    double d;
+    std::memcpy(&d, out, 8);
+    g_sink += d;
+    report<T>("DRAM", name, n * sizeof(T), best);
+  });
 }
 
 int main(int argc, char** argv) {
@@ -85,7 +120,7 @@ int main(int argc, char** argv) {
     uint32_t s = 1;
     for (size_t i = 0; i < n; ++i) s = s * 1664525u + 1013904223u, f32[i] = float((s >> 8) & 1023) / 64.f;
   }
-  std::printf("isa %s, Acc<float> = %zu bytes, data: %s\n", isa_name(best_isa()), sizeof(Acc<float>), loaded ? argv[1] : "synthetic");
+  std::printf("isa %s, data: %s\n", isa_name(best_isa()), loaded ? argv[1] : "synthetic");
   for (auto [name, op] : {std::pair{"f32 sum", Op::Sum}, {"f32 var", Op::Var}, {"f32 max", Op::Max}, {"f32 arg_max", Op::ArgMax}})
     l2<float>(name, op, f32.data(), unit, 512);
   for (auto [name, op] : {std::pair{"f32 sum", Op::Sum}, {"f32 var", Op::Var}, {"f32 max", Op::Max}, {"f32 arg_max", Op::ArgMax}})

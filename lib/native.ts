@@ -67,9 +67,15 @@ export interface NativeBinding {
    * writes in place into `output` — the dataset's typed array (f16 → Float32Array), exactly
    * preview-length elements — on its pool threads; resolves with `output` itself. The caller
    * must not detach or transfer `output`'s buffer before the Promise settles.
+   * A partial reduction of a streaming op with f64 / i64 / u64 values takes an output too: its
+   * values (Float64Array / BigInt64Array / BigUint64Array, exactly their count) are written in
+   * place and the Promise resolves with the usual result, `values` being `output`.
    */
   execute<A extends TetTypedArray>(file: NativeFileHandle, plan: Uint8Array, cancel: NativeCancelToken | null,
     output: A): Promise<A>;
+  /** The same call for a partial reduction with a caller-owned values array (see above). */
+  execute(file: NativeFileHandle, plan: Uint8Array, cancel: NativeCancelToken | null,
+    output: Float64Array | BigInt64Array | BigUint64Array, reduction: 'reduction'): Promise<NativeQueryResult>;
   /**
    * Shard `shard` of `shards` of a plan (native/include/tet/shard.h): resolves with the partial's
    * bytes. `doc` is fingerprinted with the plan; `context` travels to the merge unread.

@@ -127,3 +127,33 @@ export const OP_TIER = {
   covariance: 'materialize',
   correlation: 'materialize',
 } as const;
+
+/** Result kind per op: f64, u64, boolean, or extremum (f64 for float dtypes, i64 signed, u64 unsigned). */
+export const OP_VALUE = {
+  none: 'f64',
+  sum: 'f64',
+  mean: 'f64',
+  min: 'extremum',
+  max: 'extremum',
+  count: 'u64',
+  var: 'f64',
+  std: 'f64',
+  product: 'f64',
+  norm_l1: 'f64',
+  norm_l2: 'f64',
+  all_finite: 'boolean',
+  any_nan: 'boolean',
+  any_inf: 'boolean',
+  arg_min: 'u64',
+  arg_max: 'u64',
+  nan_count: 'u64',
+  inf_count: 'u64',
+  null_count: 'u64',
+  nan_mean: 'f64',
+  nan_std: 'f64',
+  median: 'f64',
+  quantile: 'f64',
+  histogram: 'u64',
+  covariance: 'f64',
+  correlation: 'f64',
+} as const;

@@ -70,6 +70,9 @@ function generateTs(ops) {
     '/** Execution tier per op: stream (tier A/B folds), materialize (tier C) or none. */',
     `export const OP_TIER = ${record(ops.map((o) => [o.name, o.tier]))};`,
     '',
+    '/** Result kind per op: f64, u64, boolean, or extremum (f64 for float dtypes, i64 signed, u64 unsigned). */',
+    `export const OP_VALUE = ${record(ops.map((o) => [o.name, o.value]))};`,
+    '',
   ].join('\n');
 }
 

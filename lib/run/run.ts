@@ -5,6 +5,7 @@ import { runCompiled } from '../engine';
 import { TetCancelledError } from '../errors';
 import type { NativeFileHandle } from '../native';
 import { compileExecution, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
+import { allocateReductionOutput, reductionOutputSpec } from '../plan/output';
 import { toQueryDocument } from '../query/parse';
 import { buildExecutedResponse, plannedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
@@ -53,7 +54,13 @@ export async function runQuery(target: QueryTarget, input: string | object, opts
   if (opts.signal?.aborted) throw cancelled();
   const native = binding();
   const compiled = compileForRun(planned, target, opts);
-  const result = await runCompiled(compiled, opts.signal,
-    (bytes, token) => native.execute(target.native as NativeFileHandle, bytes, token));
+  // A partial streaming reduction's values go straight into a JS array the caller owns.
+  const op = planned.operation;
+  const kept = op ? planned.selection!.shape.filter((_, a) => !op.axes.includes(a)) : [];
+  const spec = op && kept.length > 0 ? reductionOutputSpec(op.name, planned.dataset.dtype, false, kept.reduce((p, n) => p * n, 1)) : null;
+  const output = spec ? allocateReductionOutput(spec, `${op!.name} of ${planned.dataset.name}`) : null;
+  const handle = target.native as NativeFileHandle;
+  const result = await runCompiled(compiled, opts.signal, (bytes, token) => (output
+    ? native.execute(handle, bytes, token, output, 'reduction') : native.execute(handle, bytes, token)));
   return buildExecutedResponse(planned, compiled, result);
 }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "exec/thread_pool.h"
-#include "exec/tile_fetch.h"
+#include "exec/tile_input.h"
 #include "tet/query.h"
 
 namespace tet {

@@ -10,10 +10,12 @@
 #include "exec/comoment.h"
 #include "exec/quantile.h"
 #include "exec/thread_pool.h"
+#include "exec/tier_c.h"
 #include "fold/order_stats.h"
 #include "fold/registry.h"
 #include "tet/error.h"
 #include "tet/file.h"
+#include "util/crc32.h"
 #include "util/checked.h"
 
 namespace tet {
@@ -22,9 +24,6 @@ namespace exec {
 __attribute__((noinline)) double quantile_finish(double a, double b, bool want1, double gamma) {
   return want1 ? fold::lerp_numpy(a, b, gamma) : a;
 }
-
-std::vector<double> covariance_unit_states(const ChunkSource& source, const QueryPlan& plan, const ExecContext& ctx,
-                                           QueryResult& stats);  // execute.cpp
 
 namespace rounds {
 namespace {
@@ -61,21 +60,6 @@ struct Rd {
     if (at != n) (request ? bad_request("it has trailing bytes") : corrupt("a tier-C body has trailing bytes"));
   }
 };
-
-uint32_t crc32(const uint8_t* p, size_t n) {
-  static const std::vector<uint32_t> table = [] {
-    std::vector<uint32_t> t(256);
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
-}
 
 template <class Fn> void with_dtype(DType dt, Fn&& fn) {
   switch (dt) {
@@ -304,6 +288,14 @@ void add_counts(Rd& r, std::vector<uint64_t>& h) {
   }
 }
 
+// The prefixes a quantile round works on: round 1 the whole key range, later rounds the request's.
+QPayload round_prefixes(const Request& req, uint32_t bits) {
+  if (req.round != 1) return get_q(req.payload, bits);
+  QPayload q;
+  q.prefixes.push_back(QPrefix{0, 1, 0, 0});
+  return q;
+}
+
 // ---- quantile: shard
 template <class S, class T>
 std::vector<uint8_t> quantile_body(const QueryPlan& plan, const Selection& sel, TileFetcher& fetcher, uint64_t t0,
@@ -311,9 +303,7 @@ std::vector<uint8_t> quantile_body(const QueryPlan& plan, const Selection& sel, 
   using QK = QKeys<S, T>;
   using K = typename QK::K;
   constexpr uint32_t bits = QK::kBits;
-  QPayload q;
-  if (req.round == 1) q.prefixes.push_back(QPrefix{0, 1, 0, 0});
-  else q = get_q(req.payload, bits);
+  const QPayload q = round_prefixes(req, bits);
   const uint32_t parts = std::max<uint32_t>(1, parts_for(t1 > t0 ? t1 - t0 : 1, plan.threads));
   stats.stats.threads_used = std::max(stats.stats.threads_used, parts);
   const size_t np = q.prefixes.size();
@@ -384,9 +374,7 @@ bool quantile_merge(const QueryPlan& plan, const Request& req, const std::vector
   using QK = QKeys<S, T>;
   using K = typename QK::K;
   constexpr uint32_t bits = QK::kBits;
-  QPayload q;
-  if (req.round == 1) q.prefixes.push_back(QPrefix{0, 1, 0, 0});
-  else q = get_q(req.payload, bits);
+  QPayload q = round_prefixes(req, bits);
   const size_t np = q.prefixes.size();
   auto width = [&](const QPrefix& p) { return std::min<uint32_t>(16, bits - p.plen); };
   std::vector<std::vector<uint64_t>> hist(np);

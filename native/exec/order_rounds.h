@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "exec/selection.h"
-#include "exec/tile_fetch.h"
+#include "exec/tile_input.h"
 #include "tet/chunk_source.h"
 #include "tet/plan.h"
 #include "tet/query.h"

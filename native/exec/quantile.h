@@ -20,7 +20,7 @@
 
 #include "exec/selection.h"
 #include "exec/thread_pool.h"
-#include "exec/tile_fetch.h"
+#include "exec/tile_input.h"
 #include "fold/order_stats.h"
 #include "tet/query.h"
 
@@ -174,16 +174,19 @@ template <class S, class T> class TileInput {
     });
     std::vector<T> s;
     for (auto& p : per) s.insert(s.end(), p.begin(), p.end());
+    counted_ = true;
     return s;
   }
   template <class F> void each(uint32_t threads, F&& fn) const {
     const uint32_t parts_n = parts(threads);
+    const bool count = !counted_;  // the first pass over the tiles is the one the I/O stats count
+    counted_ = true;
     std::vector<std::vector<uint8_t>> scratch(parts_n);
     std::vector<std::vector<T>> bufs(parts_n);
     const uint32_t last = sel_.ndim - 1;
     ThreadPool::instance().parallel_for(sel_.tiles, threads, [&](uint64_t t, uint32_t slot) {
       const TileSelection ts = sel_.tile(t);
-      const TileView v = tile(ts, scratch[slot]);
+      const TileView v = count ? fetcher_.fetch(ts, scratch[slot]) : tile(ts, scratch[slot]);
       if (ts.contiguous && std::is_same<S, T>::value &&
           reinterpret_cast<uintptr_t>(v.data) % alignof(T) == 0) {
         const T* p = reinterpret_cast<const T*>(v.data + ts.first_offset * sizeof(S));
@@ -208,6 +211,7 @@ template <class S, class T> class TileInput {
 
  private:
   // Later passes re-read tiles without counting them again in the I/O stats.
+  mutable bool counted_ = false;
   TileView tile(const TileSelection& ts, std::vector<uint8_t>& scratch) const {
     const TileView v = src_.tile(dataset_id_, ts.linear_chunk, scratch);
     if (v.data == nullptr || v.bytes != ts.tile_elems * sizeof(S))

@@ -1,6 +1,6 @@
 // Exact sharded execution (include/tet/shard.h): a shard folds its range of the plan's work
 // units and encodes their states into a "TPS1" partial; merge_partials validates a complete set
-// and replays the single-process merge in unit order (streaming_fold.h: finish_scalar /
+// and replays the single-process merge in unit order (fold_driver.h: finish_scalar /
 // finish_partial), or, for tier-C ops, rebuilds the selection from the shards' tiles and runs
 // the engine's own tier-C code on it. Layout and rationale: exec/README.md.
 #include "tet/shard.h"
@@ -14,10 +14,12 @@
 
 #include "exec/order_rounds.h"
 #include "exec/selection.h"
-#include "exec/streaming_fold.h"
+#include "exec/fold_driver.h"
 #include "exec/thread_pool.h"
-#include "exec/tile_fetch.h"
+#include "exec/tile_input.h"
+#include "exec/work_units.h"
 #include "fold/registry.h"
+#include "util/crc32.h"
 #include "tet/error.h"
 
 namespace tet {
@@ -73,21 +75,6 @@ struct In {
     return q;
   }
 };
-
-uint32_t crc32(const uint8_t* p, size_t n) {
-  static const std::vector<uint32_t> table = [] {
-    std::vector<uint32_t> t(256);
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
-}
 
 struct Fnv {
   uint64_t h = 1469598103934665603ull;
@@ -227,9 +214,7 @@ uint32_t kind_of(const QueryPlan& p, uint32_t ndim) {
 }
 
 // Balanced contiguous split: shard i of n owns units [units*i/n, units*(i+1)/n).
-uint64_t split(uint64_t units, uint32_t i, uint32_t n) {
-  return uint64_t((unsigned __int128)units * i / n);
-}
+uint64_t split(uint64_t units, uint32_t i, uint32_t n) { return exec::shard_begin(units, i, n); }
 
 // Preview value size: f16 previews are widened to f32.
 size_t preview_size(DType dt) { return dt == DType::F16 ? 4 : dtype_size(dt); }
@@ -254,13 +239,7 @@ template <class Fn> void with_dtype(DType dt, Fn&& fn) {
 uint64_t unit_count(const QueryPlan& plan, const exec::Selection& sel, uint32_t kind) {
   if (kind == kKindTierC) return exec::rounds::unit_count(plan, sel);
   if (kind == kKindScalar) return exec::scalar_unit_count(sel);
-  uint64_t n = 0;
-  with_dtype(sel.dataset.dtype, [&](auto* s, auto* t) {
-    using S = std::remove_pointer_t<decltype(s)>;
-    using T = std::remove_pointer_t<decltype(t)>;
-    n = exec::partial_unit_count<S, T>(plan, sel);
-  });
-  return n;
+  return exec::partial_units(plan, sel).tasks.size();
 }
 
 // Expected body bytes of units [u0, u1).

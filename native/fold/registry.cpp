@@ -56,5 +56,25 @@ bool merge_is_exact(Op op, DType dt) {
   return t.family == Family::Sum && !dtype_is_float(dt) && op != Op::NormL1 && op != Op::NormL2;
 }
 
+size_t partial_state_bytes(Op op, DType dt) {
+  auto of = [&](auto* t) {
+    using T = std::remove_pointer_t<decltype(t)>;
+    const OpCfg<T> cfg = make_cfg<T>(op, Isa::Scalar, false, 0);
+    return with_family<T>(op, [&](auto f) { return decltype(f)::soa_bytes(cfg); });
+  };
+  switch (dt) {
+    case DType::F32: case DType::F16: return of((float*)nullptr);
+    case DType::F64: return of((double*)nullptr);
+    case DType::U8: return of((uint8_t*)nullptr);
+    case DType::U16: return of((uint16_t*)nullptr);
+    case DType::I16: return of((int16_t*)nullptr);
+    case DType::I32: return of((int32_t*)nullptr);
+    case DType::U32: return of((uint32_t*)nullptr);
+    case DType::I64: return of((int64_t*)nullptr);
+    case DType::U64: return of((uint64_t*)nullptr);
+    default: return 0;
+  }
+}
+
 }  // namespace fold
 }  // namespace tet

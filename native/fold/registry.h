@@ -1,9 +1,14 @@
 // The aggregate registry: per-op facts from ops.def (family, tier, result kind, merge rule) and
 // the one dispatch from an op to its state family (fold/ops/*.h). Every consumer of the op
-// algebra (FoldOp / PartialOp today; grouped, sharded and device folds next) goes through it.
+// algebra (the fold drivers of exec/fold_driver.cpp and the shard merge today; grouped and
+// device folds next) goes through it: make_cfg binds an op instance, with_family picks the
+// family whose State / Soa functions the caller then calls directly.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "fold/ops/arg.h"
 #include "fold/ops/counts.h"
@@ -75,6 +80,31 @@ template <class T, class Fn> decltype(auto) with_family(Op op, Fn&& fn) {
 
 template <class T> size_t state_bytes(Op op) {
   return with_family<T>(op, [](auto f) { return decltype(f)::kEncodedBytes; });
+}
+
+// Bytes of partial-fold state (the family's Soa) per output element, for dtype dt.
+size_t partial_state_bytes(Op op, DType dt);
+
+// One op instance for fold type T: the op, the kernels' ISA and null_count's fill, checked
+// against T's domain (a fill outside it, or a float fill that rounds, never matches).
+template <class T> OpCfg<T> make_cfg(Op op, Isa isa, bool has_fill, double fill) {
+  OpCfg<T> cfg;
+  cfg.op = op, cfg.isa = isa, cfg.rows = &row_kernels<T>(isa);
+  if (!has_fill) return cfg;
+  bool ok = false;
+  T ft = T(0);
+  if (std::is_floating_point<T>::value) {
+    cfg.fill_nan = std::isnan(fill);
+    if (std::isfinite(fill) && std::fabs(fill) > double(std::numeric_limits<T>::max())) return cfg;
+    ft = T(fill);
+    ok = cfg.fill_nan || double(ft) == fill;
+  } else {
+    const double upper = std::ldexp(1.0, std::numeric_limits<T>::digits);  // exclusive
+    ok = std::isfinite(fill) && std::floor(fill) == fill && fill >= double(std::numeric_limits<T>::lowest()) && fill < upper;
+    if (ok) ft = T(fill), ok = double(ft) == fill;
+  }
+  cfg.fill = ft, cfg.fill_ok = ok;
+  return cfg;
 }
 
 }  // namespace fold

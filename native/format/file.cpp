@@ -79,6 +79,26 @@ TileView File::tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint
   return TileView{scratch.data(), e.raw_byte_len};
 }
 
+bool File::stored_extent(uint32_t dataset_id, StoredExtent& out) const {
+  return fd_ >= 0 && raw_sequential_extent(catalog_, dataset_id, out);
+}
+
+void File::read_range(uint64_t offset, uint64_t len, uint8_t* buf) const {
+  if (fd_ < 0 || offset > len_ || len > len_ - offset)
+    fail("TET_IO_READ", "read of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) + " of '" + path_ +
+                            "' is outside its " + std::to_string(len_) + " bytes");
+  const int rc = pread_full(fd_, buf, size_t(len), offset);
+  if (rc != 0)
+    fail("TET_IO_READ", "read of '" + path_ + "' at offset " + std::to_string(offset) + " failed: " +
+                            (rc < 0 ? std::string("unexpected end of file") : errno_text(rc)));
+}
+
+void File::advise(uint64_t offset, uint64_t len, ReadAdvice advice) const {
+  if (fd_ < 0) return;
+  advise_file(fd_, offset, len, advice == ReadAdvice::Sequential ? FileAdvice::Sequential
+                                : advice == ReadAdvice::WillNeed ? FileAdvice::WillNeed : FileAdvice::Normal);
+}
+
 void File::check_unchanged() const {
   if (fd_ < 0) return;  // in-memory images cannot change under us
   if (mapping_faulted(base_))

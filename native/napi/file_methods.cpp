@@ -41,7 +41,7 @@ struct RunningQuery {
   ~RunningQuery() { engine_stats().queries_running.fetch_sub(1, std::memory_order_relaxed); }
 };
 
-// The caller's typed array for read(): where native writes the selection in place.
+// The caller's typed array: read()'s selection, or a partial reduction's values, written in place.
 struct OutputArg {
   napi_ref ref = nullptr;  // keeps the array (and its ArrayBuffer) alive while the job runs
   napi_typedarray_type type = napi_uint8_array;
@@ -80,9 +80,13 @@ class ExecuteWorker : public DetachedWorker {
     dtype_ = catalog.datasets.at(plan.dataset_id).dtype;
     ExecContext ctx;
     ctx.cancel = registration_.flag();
+    reduction_ = plan.op != Op::None;
     if (output_.ref != nullptr) {
+      // A read's output is the dataset's preview type (f16 as stored bits: Uint16Array). A
+      // reduction's is checked by the engine (which plans may take one, its byte length, before
+      // reading a tile) and its exact type against the values' kind once they are known, below.
       const napi_typedarray_type want = dtype_ == DType::F16 && plan.f16_raw ? napi_uint16_array : PreviewTypeOf(dtype_).type;
-      if (output_.type != want)
+      if (!reduction_ && output_.type != want)
         fail(kBadArgument, std::string("output is the wrong typed array for a ") + dtype_name(dtype_) + " dataset");
       ctx.has_output = true;
       ctx.output = output_.data;
@@ -90,16 +94,27 @@ class ExecuteWorker : public DetachedWorker {
     }
     file_->check_unchanged();  // a truncated file would fault the mapping
     result_ = execute(*file_, plan, ctx);
+    if (output_.ref != nullptr && reduction_) {
+      const ValueKind k = result_.values.kind;
+      const napi_typedarray_type want = k == ValueKind::I64 ? napi_bigint64_array
+                                        : k == ValueKind::U64 ? napi_biguint64_array : napi_float64_array;
+      if (output_.type != want) fail(kBadArgument, "output is the wrong typed array for this reduction's values");
+    }
     // A truncation during execute reads zero pages instead of faulting (format/mapping_guard):
     // this check turns it into TET_IO_FILE_CHANGED and discards the result.
     file_->check_unchanged();
   }
   Napi::Value Result(Napi::Env env) override {
     if (output_.ref == nullptr) return QueryResultToJs(env, result_, dtype_);
-    // Written in place by the pool threads: resolve with the caller's own array, no copy.
+    // Written in place by the pool threads: resolve with the caller's own array, no copy (a
+    // reduction: the usual result object, its values being that array).
     napi_value out;
     NAPI_THROW_IF_FAILED(env, napi_get_reference_value(env, output_.ref, &out), Napi::Value());
-    return Napi::Value(env, out);
+    if (!reduction_) return Napi::Value(env, out);
+    result_.values.length = 0;
+    Napi::Object obj = QueryResultToJs(env, result_, dtype_).As<Napi::Object>();
+    obj.Set("values", Napi::Value(env, out));
+    return obj;
   }
   void ReleaseJs(Napi::Env env) override {
     if (output_.ref != nullptr) napi_delete_reference(env, output_.ref);
@@ -112,6 +127,7 @@ class ExecuteWorker : public DetachedWorker {
   QueryRegistration registration_;  // the cancel flag, registered with the environment
   OutputArg output_;
   DType dtype_ = DType::F32;
+  bool reduction_ = false;
   QueryResult result_;
 };
 
@@ -255,7 +271,7 @@ Napi::Value Execute(const Napi::CallbackInfo& info) {
     std::shared_ptr<File> file = OpenFileOf(handle);
     OutputArg output;
     if (info.Length() > 3 && !info[3].IsUndefined() && !info[3].IsNull()) {
-      // read(): a caller-owned typed array the plan's preview is written into, in place.
+      // A caller-owned typed array: read()'s preview, or a partial reduction's values, in place.
       if (!info[3].IsTypedArray()) ThrowArg(env, "output must be a typed array");
       size_t length = 0, offset = 0;
       void* data = nullptr;

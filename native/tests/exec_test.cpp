@@ -700,6 +700,90 @@ TEST_CASE("sequential chunks equal parallel chunks; stats") {
   CHECK(std::string(par.stats.simd) == host_info().simd);
 }
 
+TEST_CASE("linear scan reads through ChunkSource::read_range; other layouts fall back to tiles") {
+  // 2 x 3 tiles of 300 x 700 f32 (multi-unit tiles: 210000 elements > kUnitElems), clipped edges.
+  Dense d = make_dense(DType::F32, {550, 1800}, 71, false);
+  MemSource fwd(DType::F32, d.shape, {300, 700}, d.bytes, false, /*forward=*/true);
+  MemSource rev(DType::F32, d.shape, {300, 700}, d.bytes);
+  StoredExtent ext;
+  CHECK(fwd.stored_extent(0, ext) && ext.offset == 4096 && ext.bytes == d.bytes.size());
+  CHECK(!rev.stored_extent(0, ext));
+  for (Op op : {Op::Sum, Op::Mean, Op::Var, Op::Min, Op::ArgMax, Op::NanCount, Op::Product}) {
+    QueryPlan p;
+    p.step.fill(1);
+    p.ndim = 2, p.count[0] = 550, p.count[1] = 1800, p.op = op, p.reduce_mask = 3;
+    const QueryResult tiles = execute(fwd, p, {});
+    CHECK(tiles.stats.io_mode == IoMode::ParallelChunks);
+    p.io_mode = IoMode::LinearScan;
+    const uint64_t reads0 = fwd.range_reads.load(), fetches0 = fwd.fetches.load();
+    const QueryResult lin = execute(fwd, p, {});
+    CHECK(lin.stats.io_mode == IoMode::LinearScan);
+    CHECK(lin.values.bytes == tiles.values.bytes);
+    CHECK(lin.stats.chunks_read == tiles.stats.chunks_read && lin.stats.stored_bytes_read == tiles.stats.stored_bytes_read);
+    CHECK(fwd.range_reads.load() > reads0 && fwd.fetches.load() == fetches0);  // no tile() call
+    const QueryResult back = execute(rev, p, {});  // reverse payload order: tile reads, in payload order
+    CHECK(back.stats.io_mode == IoMode::SequentialChunks);
+    CHECK(back.values.bytes == tiles.values.bytes);
+    CHECK(rev.range_reads.load() == 0);
+    // a partial selection is not a linear scan either
+    p.count[1] = 1799;
+    const QueryResult part = execute(fwd, p, {});
+    CHECK(part.stats.io_mode == IoMode::SequentialChunks);
+  }
+  CHECK(fwd.range_bytes.load() % d.bytes.size() == 0 && fwd.sequential_hints.load() == 7);
+}
+
+TEST_CASE("linear scan on files: grid-order raw payloads scan the fd; reverse order and zstd fall back") {
+  // [1000, 700] f64, row tiles of 300 (clipped last tile), two units per tile.
+  Dense d = make_dense(DType::F64, {1000, 700}, 81, true);
+  const std::string base = "/tmp/tet_exec_linear_" + std::to_string(::getpid());
+  struct Layout {
+    const char* name;
+    bool reverse;
+    tet::CodecChoice codec;
+    IoMode want;
+  };
+  const Layout layouts[] = {{"grid", false, tet::CodecChoice::Raw, IoMode::LinearScan},
+                            {"reverse", true, tet::CodecChoice::Raw, IoMode::SequentialChunks},
+                            {"zstd", false, tet::CodecChoice::Zstd, IoMode::SequentialChunks}};
+  std::vector<uint8_t> want_sum;
+  for (const Layout& l : layouts) {
+    const std::string path = base + "_" + l.name + ".tet";
+    {
+      auto w = tet::Writer::create(path);
+      tet::DatasetSpec spec;
+      spec.name = "data", spec.dtype = DType::F64, spec.shape = d.shape, spec.chunk_shape = {300, 700}, spec.codec = l.codec;
+      const uint32_t id = w->add_dataset(spec);
+      for (uint64_t k = 0; k < 4; ++k) {
+        const uint64_t c = l.reverse ? 3 - k : k, r0 = c * 300, nr = std::min<uint64_t>(300, 1000 - r0);
+        w->write_chunk(id, {c, 0}, d.bytes.data() + r0 * 700 * 8, nr * 700 * 8);
+      }
+      w->commit();
+    }
+    auto f = File::open(path);
+    StoredExtent ext;
+    CHECK(f->stored_extent(0, ext) == (l.want == IoMode::LinearScan));
+    for (Op op : {Op::Sum, Op::Var, Op::ArgMin, Op::NanCount}) {
+      QueryPlan p;
+      p.step.fill(1);
+      p.ndim = 2, p.count[0] = 1000, p.count[1] = 700, p.op = op, p.reduce_mask = 3;
+      const QueryResult tiles = execute(*f, p, {});
+      p.io_mode = IoMode::LinearScan;
+      const QueryResult lin = execute(*f, p, {});
+      if (lin.stats.io_mode != l.want) std::printf("  %s: io_mode %u\n", l.name, unsigned(lin.stats.io_mode));
+      CHECK(lin.stats.io_mode == l.want);
+      CHECK(lin.values.bytes == tiles.values.bytes);
+      CHECK(lin.stats.chunks_read == 4);
+      if (op == Op::Sum) {
+        if (want_sum.empty()) want_sum = lin.values.bytes;
+        CHECK(lin.values.bytes == want_sum);  // same bits whatever the layout
+      }
+    }
+    f.reset();
+    ::unlink(path.c_str());
+  }
+}
+
 TEST_CASE("strided selection touches only chunks the progression lands in") {
   Dense d = make_dense(DType::F32, {100}, 61, false);
   MemSource src(DType::F32, {100}, {10}, d.bytes);
@@ -795,6 +879,54 @@ TEST_CASE("caller-owned output: the preview written in place equals the native-o
   ctx.output = out.data();
   ctx.output_bytes = out.size();
   EXPECT_CODE(execute(src, p, ctx), "TET_CANCELLED");
+}
+
+TEST_CASE("caller-owned output of partial reductions: values equal the native-owned ones; wrong size is refused") {
+  for (DType dt : kDtypes) {
+    Dense d = make_dense(dt, {7, 10, 5}, 77, true);
+    MemSource src(dt, d.shape, {3, 4, 2}, d.bytes);
+    for (const Sel& s : selections()) {
+      for (Op op : {Op::Sum, Op::Mean, Op::Min, Op::Max, Op::Var, Op::ArgMax, Op::Count, Op::NanCount, Op::Product}) {
+        for (uint32_t mask : {1u, 2u, 4u, 5u, 6u}) {
+          QueryPlan p = make_plan(d, s, op, mask);
+          p.preview_max = 4;
+          const QueryResult owned = execute(src, p, {});
+          CHECK(owned.values.bytes.size() == owned.values.length * 8);
+          for (uint32_t threads : {1u, 3u}) {
+            p.threads = threads;
+            std::vector<uint8_t> out(owned.values.bytes.size() + 2, 0xAB);  // one guard byte each side
+            ExecContext ctx;
+            ctx.has_output = true;
+            ctx.output = out.data() + 1;
+            ctx.output_bytes = owned.values.bytes.size();
+            const QueryResult r = execute(src, p, ctx);
+            CHECK(r.values.bytes.empty() && r.values.kind == owned.values.kind && r.values.length == owned.values.length);
+            CHECK(r.reduced_shape == owned.reduced_shape);
+            CHECK(r.preview == owned.preview && r.preview_length == owned.preview_length);
+            CHECK(out.front() == 0xAB && out.back() == 0xAB);
+            CHECK(std::memcmp(out.data() + 1, owned.values.bytes.data(), owned.values.bytes.size()) == 0);
+          }
+          ExecContext bad;
+          std::vector<uint8_t> small(owned.values.bytes.size() - 8 + 1);
+          bad.has_output = true;
+          bad.output = small.data();
+          bad.output_bytes = small.size();
+          EXPECT_CODE(execute(src, p, bad), "TET_PLAN_INVALID");
+        }
+      }
+    }
+  }
+  // bool values, tier C and scalar reductions have no caller-owned output
+  Dense d = make_dense(DType::F32, {7, 10, 5}, 78, false);
+  MemSource src(DType::F32, d.shape, {3, 4, 2}, d.bytes);
+  std::vector<uint8_t> out(7 * 10 * 8);
+  ExecContext ctx;
+  ctx.has_output = true, ctx.output = out.data(), ctx.output_bytes = out.size();
+  for (Op op : {Op::AnyNan, Op::Median, Op::Histogram}) {
+    QueryPlan p = make_plan(d, selections()[0], op, 4);
+    if (op == Op::Histogram) p.bins = 1;
+    EXPECT_CODE(execute(src, p, ctx), "TET_PLAN_INVALID");
+  }
 }
 
 TEST_CASE("temp spill materialize equals in-memory; file is gone") {

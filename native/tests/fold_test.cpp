@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "check.h"
-#include "fold/accumulator.h"
+#include "fold/registry.h"
 #include "fold/kernels.h"
 #include "fold/order_stats.h"
 #include "fold/row_kernels.h"
@@ -17,6 +17,17 @@ using namespace tet;
 using namespace tet::fold;
 
 namespace {
+
+// One op instance over dense blocks through its state family, as the scalar driver folds units.
+template <class T, class F> struct Fold1 {
+  OpCfg<T> k;
+  using State = typename F::State;
+  Fold1(Op op, Isa isa, bool has_fill = false, double fill = 0) : k(make_cfg<T>(op, isa, has_fill, fill)) {}
+  void block(State& a, const T* x, size_t n) const { F::consume(k, a, x, n); }
+  void one(State& a, T v, uint64_t i) const { F::consume_one(k, a, v, i); }
+  void merge(State& a, const State& b) const { F::merge(k, a, b); }
+  void finalize(const State& a, uint8_t* out) const { F::finalize(k, a, out); }
+};
 
 bool same_bits(double a, double b) {
   if (a != a || b != b) return (a != a) && (b != b);
@@ -226,7 +237,7 @@ TEST_CASE("canonical lane sum is accurate (hand-checkable sums)") {
 
 namespace {
 // Shifted single-pass var: the kernel equals a written-out canonical model (lane i % 32, pairwise
-// tree) on every ISA, and FoldOp var is bit-identical across ISAs and accurate both on the
+// tree) on every ISA, and the Moments var is bit-identical across ISAs and accurate both on the
 // shifted path and on the two-pass fallback (first element a far outlier).
 template <class T> void check_shifted_var(Isa isa) {
   for (size_t n : {size_t(1), size_t(31), size_t(33), size_t(4096), size_t(10000)}) {
@@ -247,8 +258,8 @@ template <class T> void check_shifted_var(Isa isa) {
     for (bool outlier : {false, true}) {
       std::vector<T> y = x;
       if (outlier) y[0] = T(std::is_floating_point<T>::value ? 1e6 : 100000);
-      FoldOp<T> vs(Op::Var, Isa::Scalar, false, 0), vi(Op::Var, isa, false, 0);
-      Acc<T> as, ai;
+      Fold1<T, ops::Moments<T>> vs(Op::Var, Isa::Scalar), vi(Op::Var, isa);
+      typename ops::Moments<T>::State as, ai;
       vs.block(as, y.data(), n);
       vi.block(ai, y.data(), n);
       uint8_t os[8], oi[8];
@@ -279,8 +290,8 @@ TEST_CASE("var: single-pass shifted sums on every ISA; two-pass fallback when il
   // mean 1e9, spread 3: shifted by the first element, no cancellation
   std::vector<float> big(5000);
   for (size_t i = 0; i < big.size(); ++i) big[i] = 1e9f + float(int(i % 7) * 64);
-  FoldOp<float> v(Op::Var, best_isa(), false, 0);
-  Acc<float> a;
+  Fold1<float, ops::Moments<float>> v(Op::Var, best_isa());
+  ops::Moments<float>::State a;
   v.block(a, big.data(), big.size());
   uint8_t o[8];
   v.finalize(a, o);
@@ -293,10 +304,10 @@ TEST_CASE("var: single-pass shifted sums on every ISA; two-pass fallback when il
   CHECK(std::fabs(got - double(m2 / big.size())) <= 1e-12 * double(m2 / big.size()));
 }
 
-TEST_CASE("accumulator: block + merge equal one-by-one on hand data") {
+TEST_CASE("states: block + merge equal one-by-one on hand data") {
   const double x[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  FoldOp<double> var(Op::Var, best_isa(), false, 0);
-  Acc<double> a, b, c;
+  Fold1<double, ops::Moments<double>> var(Op::Var, best_isa());
+  ops::Moments<double>::State a, b, c;
   var.block(a, x, 4);
   var.block(b, x + 4, 6);
   var.merge(a, b);
@@ -310,9 +321,9 @@ TEST_CASE("accumulator: block + merge equal one-by-one on hand data") {
   std::memcpy(&r, out, 8);
   CHECK_NEAR(r, 8.25, 1e-12);
 
-  FoldOp<int32_t> am(Op::ArgMin, best_isa(), false, 0);
+  Fold1<int32_t, ops::Arg<int32_t>> am(Op::ArgMin, best_isa());
   const int32_t y[] = {5, 1, 7, 1, 0, 0};
-  Acc<int32_t> p, q;
+  ops::Arg<int32_t>::State p, q;
   am.block(p, y, 4);   // min 1 at 1
   am.block(q, y + 4, 2);
   q.idx += 4;          // min 0 at 4
@@ -322,37 +333,37 @@ TEST_CASE("accumulator: block + merge equal one-by-one on hand data") {
   std::memcpy(&idx, out, 8);
   CHECK(idx == 4);
 
-  FoldOp<float> amx(Op::ArgMax, best_isa(), false, 0);
+  Fold1<float, ops::Arg<float>> amx(Op::ArgMax, best_isa());
   const float z[] = {1, 9, NAN, 9, NAN};
-  Acc<float> s;
+  ops::Arg<float>::State s;
   amx.block(s, z, 5);
   CHECK(s.idx == 2);  // first NaN wins like numpy
 
-  FoldOp<uint8_t> nc(Op::NullCount, best_isa(), true, 300.0);  // fill outside u8: never matches
+  Fold1<uint8_t, ops::Counts<uint8_t>> nc(Op::NullCount, best_isa(), true, 300.0);  // fill outside u8: never matches
   const uint8_t w[] = {44, 255, 0};
-  Acc<uint8_t> t;
+  ops::Counts<uint8_t>::State t;
   nc.block(t, w, 3);
   CHECK(t.cnt == 0);
-  FoldOp<uint8_t> nc2(Op::NullCount, best_isa(), true, 255.0);
-  Acc<uint8_t> t2;
+  Fold1<uint8_t, ops::Counts<uint8_t>> nc2(Op::NullCount, best_isa(), true, 255.0);
+  ops::Counts<uint8_t>::State t2;
   nc2.block(t2, w, 3);
   CHECK(t2.cnt == 1);
-  FoldOp<float> nc3(Op::NullCount, best_isa(), true, 0.1);  // 0.1 is not an f32 value
+  Fold1<float, ops::Counts<float>> nc3(Op::NullCount, best_isa(), true, 0.1);  // 0.1 is not an f32 value
   const float fz[] = {0.1f, 0.1f};
-  Acc<float> t3;
+  ops::Counts<float>::State t3;
   nc3.block(t3, fz, 2);
   CHECK(t3.cnt == 0);
 }
 
 TEST_CASE("int64 sums are exact beyond 2^53 and min/max keep the dtype") {
   const int64_t x[] = {INT64_MAX, INT64_MAX, INT64_MIN + 1, 3};
-  FoldOp<int64_t> sum(Op::Sum, best_isa(), false, 0);
-  Acc<int64_t> a;
+  Fold1<int64_t, ops::Sum<int64_t>> sum(Op::Sum, best_isa());
+  ops::Sum<int64_t>::State a;
   sum.block(a, x, 4);
   CHECK(a.isum == (__int128)INT64_MAX + 3);
-  FoldOp<uint64_t> mx(Op::Max, best_isa(), false, 0);
+  Fold1<uint64_t, ops::Extrema<uint64_t>> mx(Op::Max, best_isa());
   const uint64_t u[] = {UINT64_MAX - 1, 7, UINT64_MAX};
-  Acc<uint64_t> b;
+  ops::Extrema<uint64_t>::State b;
   mx.block(b, u, 3);
   uint8_t out[8];
   uint64_t r;

@@ -1,9 +1,12 @@
 // Test-only in-memory ChunkSource: cuts a dense row-major array into clipped tiles so exec/ can
-// be tested without the file reader. Payload offsets are laid out in reverse chunk order to
-// make sequential (payload-order) visits differ from chunk order.
+// be tested without the file reader. The tiles sit in one byte image at their payload offsets:
+// by default in reverse chunk order (sequential, payload-order visits differ from chunk order,
+// and a linear scan falls back to tile reads), with `forward` back to back in chunk order, so a
+// linear scan reads the image through read_range (counted in range_reads / range_bytes).
 #pragma once
 #include <atomic>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "tet/chunk_source.h"
@@ -14,7 +17,7 @@ namespace tet_test {
 class MemSource : public tet::ChunkSource {
  public:
   MemSource(tet::DType dt, const std::vector<uint64_t>& shape, const std::vector<uint64_t>& chunk,
-            const std::vector<uint8_t>& dense, bool copy_to_scratch = false)
+            const std::vector<uint8_t>& dense, bool copy_to_scratch = false, bool forward = false)
       : copy_(copy_to_scratch) {
     tet::DatasetInfo d;
     d.name = "data";
@@ -31,14 +34,16 @@ class MemSource : public tet::ChunkSource {
     }
     const size_t es = tet::dtype_size(dt);
     d.logical_bytes = d.element_count * es;
-    tiles_.resize(d.chunk_count);
+    std::vector<std::vector<uint8_t>> tiles(d.chunk_count);
+    std::vector<uint64_t> order(d.chunk_count);
+    for (uint64_t i = 0; i < d.chunk_count; ++i) order[i] = forward ? i : d.chunk_count - 1 - i;
     uint64_t offset = 4096;
-    for (uint64_t lc = d.chunk_count; lc-- > 0;) {
+    for (uint64_t lc : order) {
       const auto coords = tet::chunk_coords_of(d, lc);
       const auto ts = tet::tile_shape(d, coords);
       uint64_t n = 1;
       for (uint32_t a = 0; a < d.ndim; ++a) n *= ts[a];
-      std::vector<uint8_t>& t = tiles_[lc];
+      std::vector<uint8_t>& t = tiles[lc];
       t.resize(n * es);
       std::vector<uint64_t> idx(d.ndim, 0);
       for (uint64_t k = 0; k < n; ++k) {
@@ -58,26 +63,48 @@ class MemSource : public tet::ChunkSource {
       cat_.entries.push_back(e);
     }
     d.chunk_to_entry.resize(d.chunk_count);
-    for (uint64_t i = 0; i < d.chunk_count; ++i) d.chunk_to_entry[d.chunk_count - 1 - i] = uint32_t(i);
+    for (uint64_t i = 0; i < d.chunk_count; ++i) d.chunk_to_entry[order[i]] = uint32_t(i);
     cat_.file_len = offset;
+    image_.assign(offset, 0);
+    tile_at_.resize(d.chunk_count);
+    for (uint64_t lc = 0; lc < d.chunk_count; ++lc) {
+      const tet::ChunkEntry& e = cat_.entries[d.chunk_to_entry[lc]];
+      if (!tiles[lc].empty()) std::memcpy(&image_[e.payload_offset], tiles[lc].data(), tiles[lc].size());
+      tile_at_[lc] = {e.payload_offset, tiles[lc].size()};
+    }
     cat_.datasets.push_back(d);
   }
   const tet::Catalog& catalog() const override { return cat_; }
   tet::TileView tile(uint32_t ds, uint64_t lc, std::vector<uint8_t>& scratch) const override {
-    if (ds != 0 || lc >= tiles_.size()) tet::fail("TET_INTERNAL", "bad tile request");
+    if (ds != 0 || lc >= tile_at_.size()) tet::fail("TET_INTERNAL", "bad tile request");
     ++fetches;
+    const uint8_t* p = image_.data() + tile_at_[lc].first;
+    const uint64_t n = tile_at_[lc].second;
     if (copy_) {
-      scratch = tiles_[lc];
+      scratch.assign(p, p + n);
       return {scratch.data(), scratch.size()};
     }
-    return {tiles_[lc].data(), tiles_[lc].size()};
+    return {p, n};
   }
-  mutable std::atomic<uint64_t> fetches{0};
+  bool stored_extent(uint32_t ds, tet::StoredExtent& out) const override {
+    return ds == 0 && tet::raw_sequential_extent(cat_, ds, out);
+  }
+  void read_range(uint64_t offset, uint64_t len, uint8_t* buf) const override {
+    if (offset > image_.size() || len > image_.size() - offset) tet::fail("TET_IO_READ", "read_range outside the image");
+    if (len) std::memcpy(buf, image_.data() + offset, len);
+    ++range_reads;
+    range_bytes += len;
+  }
+  void advise(uint64_t, uint64_t, tet::ReadAdvice a) const override {
+    if (a == tet::ReadAdvice::Sequential) ++sequential_hints;
+  }
+  mutable std::atomic<uint64_t> fetches{0}, range_reads{0}, range_bytes{0}, sequential_hints{0};
 
  private:
   bool copy_;
   tet::Catalog cat_;
-  std::vector<std::vector<uint8_t>> tiles_;
+  std::vector<uint8_t> image_;
+  std::vector<std::pair<uint64_t, uint64_t>> tile_at_;  // per linear chunk: offset, bytes
 };
 
 }  // namespace tet_test

@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
 
 #include "tet/error.h"
@@ -15,6 +17,88 @@
 namespace tet {
 
 std::string errno_text(int err) { return std::string(std::strerror(err)) + " (errno " + std::to_string(err) + ")"; }
+
+void advise_file(int fd, uint64_t offset, uint64_t len, FileAdvice advice) noexcept {
+#if defined(POSIX_FADV_NORMAL) && defined(POSIX_FADV_SEQUENTIAL) && defined(POSIX_FADV_WILLNEED)
+  const int a = advice == FileAdvice::Sequential ? POSIX_FADV_SEQUENTIAL
+                : advice == FileAdvice::WillNeed ? POSIX_FADV_WILLNEED : POSIX_FADV_NORMAL;
+  ::posix_fadvise(fd, off_t(offset), off_t(len), a);
+#else
+  (void)fd, (void)offset, (void)len, (void)advice;
+#endif
+}
+
+AlignedBuffer::AlignedBuffer(size_t bytes, size_t align) : size_(bytes) {
+  void* p = nullptr;
+  if (::posix_memalign(&p, align, bytes > 0 ? bytes : 1) != 0) throw std::bad_alloc();
+  data_ = static_cast<uint8_t*>(p);
+}
+
+AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+
+ScratchMapping::~ScratchMapping() {
+  if (addr != kNoMapping && addr != MAP_FAILED) ::munmap(addr, len);
+  if (fd >= 0) ::close(fd);
+}
+
+namespace {
+[[noreturn]] void errno_fail(const char* code, const std::string& what, const std::string& path) {
+  fail(code, what + " '" + path + "': " + std::strerror(errno));
+}
+}  // namespace
+
+void map_shared_file(ScratchMapping& m, const std::string& path, uint64_t bytes) {
+  if (::ftruncate(m.fd, off_t(bytes)) != 0) errno_fail("TET_IO_WRITE", "cannot size", path);
+  m.len = size_t(bytes);
+  void* p = ::mmap(nullptr, m.len, PROT_READ | PROT_WRITE, MAP_SHARED, m.fd, 0);
+  if (p == MAP_FAILED) {
+    // No address space for it (a huge selection, a small virtual-memory limit): a budget
+    // matter, not a write error.
+    if (errno == ENOMEM)
+      fail("TET_BUDGET_EXCEEDED", "cannot map " + std::to_string(bytes) + " bytes of '" + path +
+                                      "' (out of address space); select less or raise the memory limit");
+    errno_fail("TET_IO_WRITE", "cannot map", path);
+  }
+  m.addr = p;
+}
+
+void map_anonymous(ScratchMapping& m, uint64_t bytes) {
+  if (bytes > (uint64_t(1) << 62)) throw std::bad_alloc();
+  m.len = size_t(bytes > 0 ? bytes : 1);
+  void* p = ::mmap(nullptr, m.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  m.addr = p;
+#ifdef MADV_HUGEPAGE
+  ::madvise(m.addr, m.len, MADV_HUGEPAGE);
+#endif
+}
+
+int create_exclusive(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) errno_fail("TET_IO_OPEN", "cannot create spill file", path);
+  return fd;
+}
+
+int create_unlinked_temp(const std::string& dir, const std::string& prefix) {
+  std::string tmpl = dir + "/" + prefix + "XXXXXX";
+  const int fd = ::mkstemp(&tmpl[0]);
+  if (fd < 0) errno_fail("TET_IO_OPEN", "cannot create temp file in", dir);
+  ::unlink(tmpl.c_str());
+  return fd;
+}
+
+void sync_mapping(const ScratchMapping& m, const std::string& path) {
+  if (::msync(m.addr, m.len, MS_SYNC) != 0) errno_fail("TET_IO_WRITE", "cannot flush spill file", path);
+  if (::fsync(m.fd) != 0) errno_fail("TET_IO_WRITE", "cannot sync spill file", path);
+}
+
+void rename_file(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) errno_fail("TET_IO_WRITE", "cannot rename spill file to", to);
+}
+
+void remove_file(const std::string& path) noexcept { ::unlink(path.c_str()); }
+
+uint64_t process_id() noexcept { return uint64_t(::getpid()); }
 
 Mapping map_file_readonly(const std::string& path) {
   Mapping m;

@@ -124,4 +124,34 @@ describe('read() into a caller-owned output', () => {
     });
     await expect(b.execute(file.native, sum, null, new Float32Array(0))).rejects.toMatchObject({ code: 'TET_PLAN_INVALID' });
   });
+
+  it('a partial reduction writes its values into a caller-owned output; wrong size or type is refused', async () => {
+    const b = binding();
+    const cases: [string, 'sum' | 'max' | 'arg_max' | 'min', number[], () => Float64Array | BigInt64Array | BigUint64Array][] = [
+      ['f32', 'sum', [0], () => new Float64Array(12)],
+      ['z32', 'sum', [1], () => new Float64Array(11)],
+      ['i64', 'max', [0], () => new BigInt64Array(12)],
+      ['u16', 'min', [1], () => new BigUint64Array(11)],
+      ['f16', 'arg_max', [0], () => new BigUint64Array(12)],
+    ];
+    for (const [name, op, reduceAxes, make] of cases) {
+      const ds = file.dataset(name);
+      const plan = encodePlan({
+        datasetId: ds.id, start: [3, 1], step: [5, 4], count: [11, 12], op, reduceAxes,
+        strategy: 'streaming_fold', ioMode: 'parallel_chunks', previewMax: 3,
+      });
+      const owned = await b.execute(file.native, plan, null);
+      const out = make();
+      const res = await b.execute(file.native, plan, null, out) as unknown as typeof owned;
+      expect(res.values).toBe(out);
+      expect(Array.from(out as ArrayLike<unknown>)).toEqual(Array.from(owned.values as ArrayLike<unknown>));
+      expect(res.reducedShape).toEqual(owned.reducedShape);
+      expect(Array.from(res.preview as unknown as ArrayLike<unknown>)).toEqual(Array.from(owned.preview as unknown as ArrayLike<unknown>));
+      const short = new (out.constructor as new (n: number) => typeof out)(out.length - 1);
+      await expect(b.execute(file.native, plan, null, short)).rejects.toMatchObject({ code: 'TET_PLAN_INVALID' });
+      // same bytes, wrong element type
+      const wrong = out instanceof Float64Array ? new BigInt64Array(out.length) : new Float64Array(out.length);
+      await expect(b.execute(file.native, plan, null, wrong)).rejects.toMatchObject({ code: 'TET_BINDING_BAD_ARGUMENT' });
+    }
+  });
 });

@@ -19,7 +19,7 @@ namespace fold {
 constexpr uint32_t kStateLayoutVersion = 1;
 
 // One op instance as the families see it: the op, the ISA of the kernels, and null_count's fill
-// (already checked against T's domain by FoldOp).
+// (already checked against T's domain by make_cfg, fold/registry.h).
 template <class T> struct OpCfg {
   Op op = Op::None;
   Isa isa = Isa::Scalar;

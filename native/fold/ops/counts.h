@@ -1,5 +1,5 @@
 // Counts family: count, all_finite, any_nan, any_inf, nan_count, inf_count, null_count. Integer
-// counters, so merges are exact. null_count matches the fill value (FoldOp checks that the fill
+// counters, so merges are exact. null_count matches the fill value (make_cfg checks that the fill
 // exists in T's domain; a fill that does not never matches).
 #pragma once
 #include <vector>

@@ -22,6 +22,11 @@ class File : public ChunkSource {
 
   const Catalog& catalog() const override { return catalog_; }
   TileView tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint8_t>& scratch) const override;
+  // Linear scans read the open file's descriptor (files opened from a path; an in-memory image
+  // has no descriptor and says no, so its scans read tiles).
+  bool stored_extent(uint32_t dataset_id, StoredExtent& out) const override;
+  void read_range(uint64_t offset, uint64_t len, uint8_t* buf) const override;
+  void advise(uint64_t offset, uint64_t len, ReadAdvice advice) const override;
 
   // Throws TET_IO_FILE_CHANGED when the file's length or modification time differs from open,
   // or a page of the mapping vanished (truncation) during a read. Call before and after reads.

@@ -10,12 +10,17 @@ namespace tet {
 
 struct ExecContext {
   const std::atomic<bool>* cancel = nullptr;  // set => throw Error("TET_CANCELLED")
-  // Caller-owned preview output (read(): Op::None, in-memory strategy). With has_output, the preview
-  // is scattered straight into these bytes by the pool threads and QueryResult::preview stays
-  // empty (preview_length still says how many elements were written). It must hold exactly
-  // preview_length elements of the preview type (f16 widened to f32), or execute fails
-  // TET_PLAN_INVALID before reading a tile. The caller keeps the memory alive until execute
-  // returns; elements are written once each, nothing else in it is touched.
+  // Caller-owned output, for two kinds of plan (any other fails TET_PLAN_INVALID):
+  // * read() (Op::None, in-memory strategy): the preview is scattered straight into these bytes
+  //   by the pool threads and QueryResult::preview stays empty (preview_length still says how
+  //   many elements were written). It must hold exactly preview_length elements of the preview
+  //   type (f16 widened to f32).
+  // * a partial reduction of a streaming op with f64 / u64 / i64 values: the finalized values
+  //   (row-major over the kept axes) are written here and QueryResult::values keeps only its
+  //   kind and length (bytes empty); a preview, if any, still goes to QueryResult::preview. It
+  //   must hold exactly values.length * 8 bytes.
+  // A wrong size fails TET_PLAN_INVALID before reading a tile. The caller keeps the memory alive
+  // until execute returns; elements are written once each, nothing else in it is touched.
   bool has_output = false;
   uint8_t* output = nullptr;  // may be null when output_bytes is 0
   uint64_t output_bytes = 0;

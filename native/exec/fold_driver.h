@@ -1,20 +1,20 @@
-// Tier-A/B streaming folds: scalar (every axis reduced) and partial (a subset of axes), over
-// the thread pool with a fixed work decomposition so results do not depend on thread count.
+// Tier-A/B streaming folds: scalar (every axis reduced) and partial (a subset of axes), over the
+// thread pool. The work decomposition comes from work_units.h (a function of the plan and the
+// selection only), tiles from tile_input.h, output boxes from output_box.h; the loops here call
+// the op's state family (fold/ops/*.h, picked once per query through fold::with_family)
+// directly, so results do not depend on thread count or ISA.
 #pragma once
 #include <vector>
 
 #include "exec/selection.h"
-#include "exec/tile_fetch.h"
+#include "exec/tile_input.h"
+#include "exec/work_units.h"
 #include "fold/kernels.h"
 #include "tet/plan.h"
 #include "tet/query.h"
 
 namespace tet {
 namespace exec {
-
-// Elements per work unit: a unit is a range of one tile's selected elements (tile-local
-// row-major order). Fixed, so the block structure of every sum is independent of threads.
-constexpr uint64_t kUnitElems = uint64_t(1) << 17;
 
 struct FoldRun {
   const QueryPlan& plan;
@@ -30,19 +30,15 @@ template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res);
 // Partial fold; fills res.values, res.reduced_shape and stats.
 template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res);
 
-// Sharded execution (exec/shard.cpp). The work units of a fold are a function of the plan and
-// selection only: scalar folds' units (kUnitElems-element ranges of one tile), and for partial
-// folds the tasks (group x segment, each with its own box state). A shard folds a contiguous
-// range and encodes each unit's state (fold/ops codec); the coordinator decodes all of them and
-// runs the same compiled merge + finalize as fold_scalar / fold_partial, so results are
-// bit-identical to the single-process fold.
-uint64_t scalar_unit_count(const Selection& sel);
+// Sharded execution (exec/shard.cpp). A shard folds a contiguous range of the work units
+// (scalar: scalar_units; partial: the tasks of partial_units) and encodes each unit's state
+// (fold/ops codec); the coordinator decodes all of them and runs the same compiled merge +
+// finalize as fold_scalar / fold_partial, so results are bit-identical to the single-process fold.
 template <class S, class T>
 void fold_scalar_states(FoldRun& run, uint64_t u0, uint64_t u1, std::vector<uint8_t>& out, QueryResult& res);
 // `n` unit states (n * state_bytes<T>(plan.op) bytes) in unit order -> res.values.
 template <class S, class T>
 void finish_scalar(const QueryPlan& plan, const Selection& sel, const uint8_t* states, uint64_t n, QueryResult& res);
-template <class S, class T> uint64_t partial_unit_count(const QueryPlan& plan, const Selection& sel);
 // Encoded bytes of the states of tasks [t0, t1).
 template <class S, class T>
 uint64_t partial_states_bytes(const QueryPlan& plan, const Selection& sel, uint64_t t0, uint64_t t1);

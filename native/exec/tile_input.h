@@ -1,7 +1,10 @@
-// Tile access for exec/: validated fetches through ChunkSource (with I/O stats), a shared cache
-// for tiles that several tasks fold at once (a huge tile split into blocks is decoded once), and
-// dtype loading (f16 widened through a table built from tet::f16_to_f32).
+// Tile input for exec/: validated fetches through ChunkSource (with I/O stats), a shared cache
+// for tiles that several tasks fold at once (a huge tile split into units is decoded once), the
+// sequential reader of linear scans (windows of the dataset's stored extent read through
+// ChunkSource::read_range, with the source's access hints), and dtype loading (f16 widened
+// through a table built from tet::f16_to_f32).
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -14,6 +17,7 @@
 #include "tet/chunk_source.h"
 #include "tet/error.h"
 #include "tet/query.h"
+#include "util/io.h"
 
 namespace tet {
 namespace exec {
@@ -96,6 +100,44 @@ class TileCache {
   TileFetcher& fetcher_;
   std::mutex mu_;
   std::unordered_map<uint64_t, std::shared_ptr<Entry>> map_;
+};
+
+// Linear-scan input (IoMode::LinearScan): the dataset's tiles stored raw and back to back are
+// one extent of the source's byte space, read in windows of at most kWindowBytes into one
+// page-aligned buffer (sequential hint for the scan, will-need hint for the next window).
+class SequentialReader {
+ public:
+  static constexpr uint64_t kWindowBytes = uint64_t(64) << 20;
+
+  // The extent when a linear scan applies: the selection covers the whole dataset and the source
+  // can scan it (ChunkSource::stored_extent). Otherwise the scan reads tiles.
+  static bool layout(const ChunkSource& src, const Selection& sel, uint32_t dataset_id, StoredExtent& ext) {
+    return sel.full && src.stored_extent(dataset_id, ext);
+  }
+
+  SequentialReader(const ChunkSource& src, const StoredExtent& ext, uint64_t window_cap)
+      : src_(src), ext_(ext), cap_(window_cap), window_(std::max<uint64_t>(window_cap, 4096), 4096) {
+    src_.advise(ext_.offset, ext_.bytes, ReadAdvice::Sequential);
+  }
+  ~SequentialReader() { src_.advise(ext_.offset, ext_.bytes, ReadAdvice::Normal); }
+  SequentialReader(const SequentialReader&) = delete;
+  SequentialReader& operator=(const SequentialReader&) = delete;
+
+  uint64_t capacity() const { return cap_; }
+  // Reads stored bytes [offset, offset + len) (len <= capacity) into the window and hints the
+  // next window. The returned bytes stay valid until the next read.
+  const uint8_t* read(uint64_t offset, uint64_t len) {
+    if (len > cap_) fail("TET_INTERNAL", "linear-scan window of " + std::to_string(len) + " bytes exceeds its buffer");
+    src_.read_range(offset, len, window_.data());
+    src_.advise(offset + len, cap_, ReadAdvice::WillNeed);
+    return window_.data();
+  }
+
+ private:
+  const ChunkSource& src_;
+  StoredExtent ext_;
+  uint64_t cap_;
+  AlignedBuffer window_;
 };
 
 // Loads n elements of storage type S at byte address p with element stride `stride` into T.

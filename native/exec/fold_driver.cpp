@@ -1,0 +1,559 @@
+// Scalar folds: one state per unit, merged in unit order. Partial folds: a group's tasks fold
+// its tiles into private box states (row batches along the kept inner axis, or per-run states
+// when the last axis is reduced), merged in segment order. Either way the arithmetic order is a
+// function of the plan only (work_units.h). Each loop is instantiated per (storage type, fold
+// type, state family) and calls the family's State / Soa functions directly.
+#include "exec/fold_driver.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "exec/output_box.h"
+#include "exec/thread_pool.h"
+#include "fold/registry.h"
+
+namespace tet {
+namespace exec {
+namespace {
+
+template <class F, class T> constexpr bool kIsArg = std::is_same<F, fold::ops::Arg<T>>::value;
+
+// fn(fold::ops::<Family><T>{}) for the op's streaming family (the drivers are never asked to
+// fold an op without one).
+template <class T, class Fn> void with_stream_family(Op op, Fn&& fn) {
+  switch (fold::op_traits(op).family) {
+#define TET_DRIVER_FAMILY_CASE(Fam) case fold::Family::Fam: fn(fold::ops::Fam<T>()); return;
+    TET_FOLD_FAMILIES(TET_DRIVER_FAMILY_CASE)
+#undef TET_DRIVER_FAMILY_CASE
+    default: fail("TET_INTERNAL", std::string("op ") + fold::op_traits(op).name + " has no streaming state");
+  }
+}
+
+template <class T> fold::OpCfg<T> cfg_of(const QueryPlan& plan, fold::Isa isa) {
+  return fold::make_cfg<T>(plan.op, isa, plan.has_fill, plan.fill);
+}
+
+uint64_t logical_index(const Selection& sel, const TileSelection& ts, uint64_t e) {
+  uint64_t out = 0;
+  for (int a = int(sel.ndim) - 1; a >= 0; --a) {
+    out += (ts.sel0[a] + e % ts.n[a]) * sel.sel_stride[a];
+    e /= ts.n[a];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar folds
+
+template <class S, class T, class F> struct ScalarFold {
+  using State = typename F::State;
+  const FoldRun& run;
+  const fold::OpCfg<T> k;
+  const std::vector<ScalarUnit> units;
+
+  explicit ScalarFold(const FoldRun& r) : run(r), k(cfg_of<T>(r.plan, r.isa)), units(scalar_units(r.sel)) {}
+
+  // One unit's elements (tile bytes at `base`) into a fresh state.
+  State fold_unit(const TileSelection& ts, const uint8_t* base, uint64_t e0, uint64_t e1, std::vector<T>& buf) const {
+    const Selection& sel = run.sel;
+    const uint64_t len = e1 - e0;
+    const T* x;
+    if (ts.contiguous) {
+      x = dense_elems<S, T>(base + (ts.first_offset + e0) * sizeof(S), len, buf);
+    } else {
+      if (buf.size() < len) buf.resize(len);
+      uint64_t n = 0;
+      const uint64_t step = ts.step[sel.ndim - 1];
+      Selection::for_each_run(ts, sel.ndim, e0, e1, [&](uint64_t off, uint64_t m, const Axes&) {
+        load_elems<S, T>(base + off * sizeof(S), step, m, buf.data() + n);
+        n += m;
+      });
+      x = buf.data();
+    }
+    State a;
+    F::consume(k, a, x, len);
+    if constexpr (kIsArg<F, T>)
+      if (a.idx != UINT64_MAX) a.idx = logical_index(sel, ts, e0 + a.idx);
+    return a;
+  }
+
+  // Linear scan: windows of the stored extent, the units of each window folded in parallel.
+  void linear_scan(const StoredExtent& ext, uint64_t u0, uint64_t u1, std::vector<State>& states,
+                   uint32_t& threads_used) const {
+    const Catalog& cat = run.fetcher.source().catalog();
+    const DatasetInfo& d = cat.datasets[run.plan.dataset_id];
+    auto unit_offset = [&](const ScalarUnit& u) {
+      return cat.entries[d.chunk_to_entry[u.tile]].payload_offset + u.e0 * sizeof(S);
+    };
+    SequentialReader reader(run.fetcher.source(), ext, std::min(d.logical_bytes, SequentialReader::kWindowBytes));
+    const uint64_t cap = reader.capacity();
+    ThreadPool& pool = ThreadPool::instance();
+    std::vector<std::vector<T>> bufs(pool.size());
+    uint64_t i = u0;
+    threads_used = 1;
+    while (i < u1) {
+      check_cancel(run.ctx);
+      uint64_t j = i, bytes = 0;
+      while (j < u1 && (j == i || bytes + (units[j].e1 - units[j].e0) * sizeof(S) <= cap))
+        bytes += (units[j].e1 - units[j].e0) * sizeof(S), ++j;
+      const uint64_t off = unit_offset(units[i]);
+      const uint8_t* buf = reader.read(off, bytes);
+      threads_used = std::max(threads_used, pool.participants(j - i, run.threads));
+      pool.parallel_for(j - i, run.threads, [&](uint64_t n, uint32_t slot) {
+        const ScalarUnit& u = units[i + n];
+        const TileSelection ts = run.sel.tile(u.tile);
+        const uint8_t* base = buf + (unit_offset(u) - off) - (ts.first_offset + u.e0) * sizeof(S);
+        states[i + n] = fold_unit(ts, base, u.e0, u.e1, bufs[slot]);
+      });
+      for (uint64_t n = i; n < j; ++n)
+        if (units[n].e0 == 0) run.fetcher.count(run.sel.tile(units[n].tile).linear_chunk);
+      i = j;
+    }
+  }
+
+  // Folds units [u0, u1) into states[u0..u1); the rest are left untouched.
+  void fold_units(uint64_t u0, uint64_t u1, std::vector<State>& states, IoMode& mode_out, uint32_t& threads_used_out) const {
+    const QueryPlan& plan = run.plan;
+    const Selection& sel = run.sel;
+    IoMode mode = plan.io_mode;
+    StoredExtent ext;
+    if (mode == IoMode::LinearScan && !SequentialReader::layout(run.fetcher.source(), sel, plan.dataset_id, ext))
+      mode = IoMode::SequentialChunks;
+    uint32_t threads_used = 1;
+    if (mode == IoMode::LinearScan) {
+      linear_scan(ext, u0, u1, states, threads_used);
+    } else {
+      std::vector<uint64_t> order(u1 - u0);
+      std::iota(order.begin(), order.end(), u0);
+      uint32_t threads = run.threads;
+      const Catalog& cat = run.fetcher.source().catalog();
+      const DatasetInfo& dinfo = cat.datasets[plan.dataset_id];
+      if (mode == IoMode::SequentialChunks) {
+        threads = 1;
+        if (sel.full) {  // visit payloads in file order
+          auto offset_of = [&](uint64_t u) {
+            const uint64_t lc = sel.tile(units[u].tile).linear_chunk;
+            return lc < dinfo.chunk_to_entry.size() && dinfo.chunk_to_entry[lc] < cat.entries.size()
+                       ? cat.entries[dinfo.chunk_to_entry[lc]].payload_offset : 0;
+          };
+          std::vector<uint64_t> key(units.size());
+          for (uint64_t u = u0; u < u1; ++u) key[u] = offset_of(u);
+          std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return key[a] < key[b]; });
+        }
+      }
+      // Tasks over `order`: a compressed tile split into several units is one task (decoded once
+      // into the thread's scratch, all its units folded there), so threads decode different
+      // tiles at once; raw tiles keep one task per unit (their views are zero-copy). Units, and
+      // so the states and their merge order, are the same whoever folds them.
+      auto decoded = [&](uint64_t lc) {
+        return lc < dinfo.chunk_to_entry.size() && dinfo.chunk_to_entry[lc] < cat.entries.size() &&
+               cat.entries[dinfo.chunk_to_entry[lc]].codec != Codec::Raw;
+      };
+      struct Task {
+        uint64_t k0, k1;  // [k0, k1) in `order`
+        bool whole_tile;
+      };
+      std::vector<Task> tasks;
+      tasks.reserve(order.size());
+      for (uint64_t n = 0; n < order.size();) {
+        const ScalarUnit& u = units[order[n]];
+        uint64_t j = n + 1;
+        const bool whole = u.tile_units > 1 && decoded(sel.tile(u.tile).linear_chunk);
+        if (whole)
+          while (j < order.size() && units[order[j]].tile == u.tile) ++j;
+        tasks.push_back(Task{n, j, whole});
+        n = j;
+      }
+      ThreadPool& pool = ThreadPool::instance();
+      const uint32_t parts = pool.participants(tasks.size(), threads);
+      threads_used = parts;
+      std::vector<std::vector<T>> bufs(parts);
+      std::vector<std::vector<uint8_t>> scratch(parts);
+      TileCache cache(run.fetcher);
+      pool.parallel_for(tasks.size(), threads, [&](uint64_t t, uint32_t slot) {
+        check_cancel(run.ctx);
+        const Task& task = tasks[t];
+        const ScalarUnit& u = units[order[task.k0]];
+        const TileSelection ts = sel.tile(u.tile);
+        if (task.whole_tile || u.tile_units == 1) {
+          const TileView v = run.fetcher.fetch(ts, scratch[slot]);
+          for (uint64_t n = task.k0; n < task.k1; ++n) {
+            if (n != task.k0) check_cancel(run.ctx);
+            const ScalarUnit& w = units[order[n]];
+            states[order[n]] = fold_unit(ts, v.data, w.e0, w.e1, bufs[slot]);
+          }
+          return;
+        }
+        struct Release {
+          TileCache& c;
+          uint64_t lc;
+          ~Release() { c.release(lc); }
+        } release{cache, ts.linear_chunk};
+        const TileView v = cache.acquire(ts, u.tile_units);
+        states[order[task.k0]] = fold_unit(ts, v.data, u.e0, u.e1, bufs[slot]);
+      });
+    }
+    mode_out = mode;
+    threads_used_out = threads_used;
+  }
+};
+
+// The canonical left fold of the unit states in unit order, then finalize: the one compiled
+// merge/finalize path of scalar folds, shared by fold_scalar and the shard coordinator (so even
+// NaN payloads agree).
+template <class T, class F>
+__attribute__((noinline)) void merge_finalize_scalar(const fold::OpCfg<T>& k, const typename F::State* parts, uint64_t n,
+                                                     DType dt, QueryResult& res) {
+  typename F::State total;
+  for (uint64_t u = 0; u < n; ++u) F::merge(k, total, parts[u]);
+  const ValueKind kind = fold::value_kind(k.op, dt);
+  res.values.kind = kind;
+  res.values.length = 1;
+  res.values.bytes.assign(fold::value_size(kind), 0);
+  F::finalize(k, total, res.values.bytes.data());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partial folds
+
+// One output box's state: the family's structure of arrays over box elements.
+template <class F> struct BoxState {
+  typename F::Soa soa;
+  size_t len = 0;
+};
+
+template <class S, class T, class F> struct PartialFold {
+  using State = typename F::State;
+  using Boxes = std::vector<BoxState<F>>;
+  const QueryPlan& plan;
+  const Selection& sel;
+  const fold::OpCfg<T> k;
+  const PartialUnits wu;
+  const ValueKind kind;
+  const size_t vs;
+
+  PartialFold(const QueryPlan& p, const Selection& s, fold::Isa isa)
+      : plan(p), sel(s), k(cfg_of<T>(p, isa)), wu(partial_units(p, s, F::soa_bytes(k))),
+        kind(fold::value_kind(p.op, s.dataset.dtype)), vs(fold::value_size(kind)) {}
+
+  Box box_of(uint64_t g) const { return wu.box_of(sel, g); }
+  void init(BoxState<F>& st, size_t len) const {
+    st.len = len;
+    F::init(k, st.soa, len);
+  }
+  static void release(BoxState<F>& st) { st = BoxState<F>(); }
+
+  void init_result(QueryResult& res) const {
+    res.values.kind = kind;
+    res.values.length = wu.out_len;
+    res.values.bytes.assign(wu.out_len * vs, 0);
+    res.reduced_shape.clear();
+    for (uint32_t a : wu.kept) res.reduced_shape.push_back(sel.count[a]);
+  }
+  // Caller-owned values (ExecContext::output): exactly out_len 8-byte values, written once each
+  // by finalize_range (the boxes cover the output); res.values keeps its kind and length only.
+  uint8_t* bind_output(const ExecContext& ctx, QueryResult& res) const {
+    if (vs != 8 || ctx.output_bytes != wu.out_len * vs || (wu.out_len > 0 && ctx.output == nullptr))
+      fail("TET_PLAN_INVALID", "output holds " + std::to_string(ctx.output_bytes) + " bytes; the reduction writes " +
+                                   std::to_string(wu.out_len) + " values of " + std::to_string(vs) + " bytes");
+    res.values.kind = kind;
+    res.values.length = wu.out_len;
+    res.values.bytes.clear();
+    res.reduced_shape.clear();
+    for (uint32_t a : wu.kept) res.reduced_shape.push_back(sel.count[a]);
+    return ctx.output;
+  }
+
+  // The one compiled finalize of a box range, shared by the engine and the shard coordinator.
+  __attribute__((noinline)) void finalize_range(const BoxState<F>& st, const Box& bx, uint64_t a, uint64_t b,
+                                                uint8_t* outb) const {
+    box_runs(bx, wu.kept, wu.out_stride, a, b, [&](uint64_t le, uint64_t gi, uint64_t len) {
+      for (uint64_t n = 0; n < len; ++n) fold::ops::soa_finalize<F, T>(k, st.soa, le + n, wu.fib_len, outb + (gi + n) * vs);
+    });
+  }
+
+  // Merges the segments of every multi-segment group in order into the first one and
+  // finalizes the box (single-segment tasks were finalized by the caller).
+  __attribute__((noinline)) void merge_segments(Boxes& states, uint32_t threads, uint8_t* outb) const {
+    ThreadPool& pool = ThreadPool::instance();
+    for (uint64_t ti = 0; ti < wu.tasks.size();) {
+      const PartialTask& first = wu.tasks[ti];
+      if (first.segs == 1) { ++ti; continue; }
+      const Box bx = box_of(first.group);
+      constexpr uint64_t kBlock = 4096;
+      const uint64_t blocks_n = (bx.len + kBlock - 1) / kBlock;
+      pool.parallel_for(blocks_n, threads, [&](uint64_t b, uint32_t) {
+        const uint64_t a = b * kBlock, e = std::min(bx.len, a + kBlock);
+        for (uint32_t s = 1; s < first.segs; ++s) fold::ops::soa_merge<F, T>(k, states[ti].soa, a, states[ti + s].soa, a, e - a);
+        finalize_range(states[ti], bx, a, e, outb);
+      });
+      for (uint32_t s = 0; s < first.segs; ++s) release(states[ti + s]);
+      ti += first.segs;
+    }
+  }
+
+  // Encoded bytes of task ti's state (box elements x the op's encoded state).
+  uint64_t task_state_bytes(uint64_t ti) const { return box_of(wu.tasks[ti].group).len * F::kEncodedBytes; }
+  void encode(const BoxState<F>& st, size_t j, uint8_t* out) const { F::encode(F::get(k, st.soa, j, wu.fib_len), out); }
+  void decode(BoxState<F>& st, size_t j, const uint8_t* in) const { F::put(k, st.soa, j, F::decode(in)); }
+
+  // Folds tasks [t0, t1) into states[t0..t1); done(ti, state) at the end of each task.
+  template <class Done>
+  void run_tasks(const FoldRun& run, uint64_t t0, uint64_t t1, Boxes& states, IoMode& mode_out, uint32_t& parts_out,
+                 Done&& done) const {
+    ThreadPool& pool = ThreadPool::instance();
+    const uint32_t nd = wu.nd, last = wu.last;
+    IoMode mode = plan.io_mode == IoMode::ParallelChunks ? IoMode::ParallelChunks : IoMode::SequentialChunks;
+    const uint32_t threads = mode == IoMode::SequentialChunks ? 1 : run.threads;
+    const uint32_t parts = pool.participants(t1 - t0, threads);
+    std::vector<std::vector<T>> bufs(parts);
+    std::vector<std::vector<uint8_t>> scratch(parts);
+    std::vector<fold::RowScratch> blocks(parts);
+    uint64_t max_run = 1;  // longest run along the last axis in one tile
+    for (const AxisPiece& pc : sel.pieces[last]) max_run = std::max(max_run, pc.n);
+    TileCache cache(run.fetcher);
+    const bool blocked = !wu.last_reduced && F::blocked(k);
+
+    pool.parallel_for(t1 - t0, threads, [&](uint64_t tk, uint32_t slot) {
+      const uint64_t ti = t0 + tk;
+      const PartialTask& task = wu.tasks[ti];
+      const Box bx = box_of(task.group);
+      BoxState<F>& st = states[ti];
+      init(st, bx.len);
+      fold::RowScratch& blk = blocks[slot];
+      if (blocked) F::reserve(k, blk, wu.max_box);
+      std::vector<T>& buf = bufs[slot];
+      uint64_t u = task.u0;
+      while (u < task.u1) {
+        check_cancel(run.ctx);
+        const PartialUnit& unit = wu.units[u];
+        const TileSelection ts = sel.tile_at(unit.piece);
+        const bool shared = task.segs > 1 && unit.tile_units > 1;
+        TileView v;
+        if (shared) v = cache.acquire(ts, unit.tile_units);
+        else v = run.fetcher.fetch(ts, scratch[slot]);
+        // Rows are loaded in place when possible, else into buffer row `slot_row` (a batch holds
+        // up to kMaxRows rows, so the buffer holds that many runs and is never resized mid-batch).
+        if (buf.size() < fold::kMaxRows * max_run) buf.resize(fold::kMaxRows * max_run);
+        auto load = [&](uint64_t off, uint64_t n, size_t slot_row) -> const T* {
+          const uint8_t* p = v.data + off * sizeof(S);
+          T* dst = buf.data() + slot_row * max_run;
+          if (ts.step[last] == 1) {
+            if (std::is_same<S, T>::value && reinterpret_cast<uintptr_t>(p) % alignof(T) == 0)
+              return reinterpret_cast<const T*>(p);
+            load_elems<S, T>(p, 1, n, dst);
+            return dst;
+          }
+          load_elems<S, T>(p, ts.step[last], n, dst);
+          return dst;
+        };
+        auto fiber_of = [&](const Axes& idx) {
+          uint64_t fib = 0;
+          for (uint32_t a : wu.reduced) fib += (ts.sel0[a] + idx[a]) * wu.fib_stride[a];
+          return fib;
+        };
+        // Runs with the same box range are batched (fiber order kept) for the row kernels.
+        const T* xs[fold::kMaxRows];
+        uint64_t fibs[fold::kMaxRows];
+        size_t bk = 0;
+        uint64_t bj0 = 0, bn = 0;
+        auto flush_batch = [&] {
+          if (bk == 0) return;
+          F::consume_rows(k, st.soa, blk, bj0, xs, fibs, bk, bn);
+          bk = 0;
+        };
+        auto scan = [&](uint64_t e0, uint64_t e1) {
+          Selection::for_each_run(ts, nd, e0, e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
+            const uint64_t j0 = box_index(bx, wu.kept, ts.sel0, idx);
+            if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || n != bn)) flush_batch();
+            xs[bk] = load(off, n, bk);
+            fibs[bk] = fiber_of(idx);
+            bj0 = j0, bn = n, ++bk;
+          });
+          flush_batch();
+        };
+        // every unit of this tile inside this task
+        uint64_t w = u;
+        try {
+          for (; w < task.u1 && wu.units[w].piece == unit.piece; ++w) {
+            if (wu.last_reduced) {
+              Selection::for_each_run(ts, nd, wu.units[w].e0, wu.units[w].e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
+                State b;
+                F::consume(k, b, load(off, n, 0), n);
+                if constexpr (kIsArg<F, T>)
+                  if (b.idx != UINT64_MAX) b.idx += fiber_of(idx);
+                fold::ops::soa_merge_state<F, T>(k, st.soa, box_index(bx, wu.kept, ts.sel0, idx), b);
+              });
+            } else {
+              scan(wu.units[w].e0, wu.units[w].e1);
+            }
+            if (blocked) F::flush(k, st.soa, blk);
+            if (shared) cache.release(ts.linear_chunk);
+          }
+        } catch (...) {
+          if (shared)
+            for (; w < task.u1 && wu.units[w].piece == unit.piece; ++w) cache.release(ts.linear_chunk);
+          throw;
+        }
+        u = w;
+      }
+      done(ti, st);
+    });
+    mode_out = mode;
+    parts_out = parts;
+  }
+};
+
+}  // namespace
+
+template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res) {
+  with_stream_family<T>(run.plan.op, [&](auto f) {
+    using F = decltype(f);
+    const ScalarFold<S, T, F> sf(run);
+    std::vector<typename F::State> states(sf.units.size());
+    IoMode mode = run.plan.io_mode;
+    uint32_t threads_used = 1;
+    sf.fold_units(0, sf.units.size(), states, mode, threads_used);
+    merge_finalize_scalar<T, F>(sf.k, states.data(), states.size(), run.sel.dataset.dtype, res);
+    res.stats.io_mode = mode;
+    res.stats.threads_used = threads_used;
+  });
+}
+
+template <class S, class T>
+void fold_scalar_states(FoldRun& run, uint64_t u0, uint64_t u1, std::vector<uint8_t>& out, QueryResult& res) {
+  with_stream_family<T>(run.plan.op, [&](auto f) {
+    using F = decltype(f);
+    const ScalarFold<S, T, F> sf(run);
+    if (u0 > u1 || u1 > sf.units.size()) fail("TET_INTERNAL", "shard unit range out of bounds");
+    std::vector<typename F::State> states(sf.units.size());
+    IoMode mode = run.plan.io_mode;
+    uint32_t threads_used = 1;
+    sf.fold_units(u0, u1, states, mode, threads_used);
+    const size_t sb = F::kEncodedBytes;
+    out.assign((u1 - u0) * sb, 0);
+    for (uint64_t u = u0; u < u1; ++u) F::encode(states[u], out.data() + (u - u0) * sb);
+    res.stats.io_mode = mode;
+    res.stats.threads_used = threads_used;
+  });
+}
+
+template <class S, class T>
+void finish_scalar(const QueryPlan& plan, const Selection& sel, const uint8_t* states, uint64_t n, QueryResult& res) {
+  with_stream_family<T>(plan.op, [&](auto f) {
+    using F = decltype(f);
+    const fold::OpCfg<T> k = cfg_of<T>(plan, fold::best_isa());
+    const size_t sb = F::kEncodedBytes;
+    std::vector<typename F::State> parts(n);
+    for (uint64_t u = 0; u < n; ++u) parts[u] = F::decode(states + u * sb);
+    merge_finalize_scalar<T, F>(k, parts.data(), n, sel.dataset.dtype, res);
+  });
+}
+
+template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
+  with_stream_family<T>(run.plan.op, [&](auto f) {
+    using F = decltype(f);
+    const PartialFold<S, T, F> pf(run.plan, run.sel, run.isa);
+    uint8_t* outb;
+    if (run.ctx.has_output) {
+      outb = pf.bind_output(run.ctx, res);
+    } else {
+      pf.init_result(res);
+      outb = res.values.bytes.data();
+    }
+    std::vector<BoxState<F>> states(pf.wu.tasks.size());
+    IoMode mode = IoMode::ParallelChunks;
+    uint32_t parts = 1;
+    pf.run_tasks(run, 0, pf.wu.tasks.size(), states, mode, parts, [&](uint64_t ti, BoxState<F>& st) {
+      if (pf.wu.tasks[ti].segs == 1) {
+        pf.finalize_range(st, pf.box_of(pf.wu.tasks[ti].group), 0, st.len, outb);
+        pf.release(st);
+      }
+    });
+    pf.merge_segments(states, mode == IoMode::SequentialChunks ? 1 : run.threads, outb);
+    res.stats.io_mode = mode;
+    res.stats.threads_used = parts;
+  });
+}
+
+template <class S, class T>
+uint64_t partial_states_bytes(const QueryPlan& plan, const Selection& sel, uint64_t t0, uint64_t t1) {
+  const PartialUnits wu = partial_units(plan, sel);
+  const uint64_t sb = fold::state_bytes<T>(plan.op);
+  uint64_t n = 0;
+  for (uint64_t ti = t0; ti < t1 && ti < wu.tasks.size(); ++ti) n += wu.box_of(sel, wu.tasks[ti].group).len * sb;
+  return n;
+}
+
+template <class S, class T>
+void fold_partial_states(FoldRun& run, uint64_t t0, uint64_t t1, std::vector<uint8_t>& out, QueryResult& res) {
+  with_stream_family<T>(run.plan.op, [&](auto f) {
+    using F = decltype(f);
+    const PartialFold<S, T, F> pf(run.plan, run.sel, run.isa);
+    if (t0 > t1 || t1 > pf.wu.tasks.size()) fail("TET_INTERNAL", "shard unit range out of bounds");
+    std::vector<uint64_t> at(t1 - t0 + 1, 0);
+    for (uint64_t ti = t0; ti < t1; ++ti) at[ti - t0 + 1] = at[ti - t0] + pf.task_state_bytes(ti);
+    out.assign(at.back(), 0);
+    std::vector<BoxState<F>> states(pf.wu.tasks.size());
+    IoMode mode = IoMode::ParallelChunks;
+    uint32_t parts = 1;
+    const size_t sb = F::kEncodedBytes;
+    pf.run_tasks(run, t0, t1, states, mode, parts, [&](uint64_t ti, BoxState<F>& st) {
+      uint8_t* p = out.data() + at[ti - t0];
+      for (uint64_t j = 0; j < st.len; ++j) pf.encode(st, j, p + j * sb);
+      pf.release(st);
+    });
+    res.stats.io_mode = mode;
+    res.stats.threads_used = parts;
+  });
+}
+
+template <class S, class T>
+void finish_partial(const QueryPlan& plan, const Selection& sel, const uint8_t* states, uint64_t len, uint32_t threads,
+                    QueryResult& res) {
+  with_stream_family<T>(plan.op, [&](auto f) {
+    using F = decltype(f);
+    const PartialFold<S, T, F> pf(plan, sel, fold::best_isa());
+    const size_t sb = F::kEncodedBytes;
+    pf.init_result(res);
+    uint8_t* const outb = res.values.bytes.data();
+    std::vector<BoxState<F>> st(pf.wu.tasks.size());
+    uint64_t at = 0;
+    for (uint64_t ti = 0; ti < pf.wu.tasks.size(); ++ti) {
+      const Box bx = pf.box_of(pf.wu.tasks[ti].group);
+      const uint64_t box = bx.len;
+      if (at + box * sb > len) fail("TET_SHARD_CORRUPT", "shard states end before task " + std::to_string(ti));
+      pf.init(st[ti], box);
+      for (uint64_t j = 0; j < box; ++j) pf.decode(st[ti], j, states + at + j * sb);
+      at += box * sb;
+      if (pf.wu.tasks[ti].segs == 1) {
+        pf.finalize_range(st[ti], bx, 0, box, outb);
+        pf.release(st[ti]);
+      }
+    }
+    if (at != len) fail("TET_SHARD_CORRUPT", "shard states hold " + std::to_string(len - at) + " bytes past the last task");
+    pf.merge_segments(st, threads, outb);
+  });
+}
+
+#define TET_FOLD_INSTANTIATE(S, T)                                                                       \
+  template void fold_scalar<S, T>(FoldRun&, QueryResult&);                                               \
+  template void fold_partial<S, T>(FoldRun&, QueryResult&);                                              \
+  template void fold_scalar_states<S, T>(FoldRun&, uint64_t, uint64_t, std::vector<uint8_t>&, QueryResult&); \
+  template void finish_scalar<S, T>(const QueryPlan&, const Selection&, const uint8_t*, uint64_t, QueryResult&); \
+  template uint64_t partial_states_bytes<S, T>(const QueryPlan&, const Selection&, uint64_t, uint64_t);  \
+  template void fold_partial_states<S, T>(FoldRun&, uint64_t, uint64_t, std::vector<uint8_t>&, QueryResult&); \
+  template void finish_partial<S, T>(const QueryPlan&, const Selection&, const uint8_t*, uint64_t, uint32_t, QueryResult&);
+TET_FOLD_INSTANTIATE(float, float)
+TET_FOLD_INSTANTIATE(double, double)
+TET_FOLD_INSTANTIATE(uint16_t, float)  // f16
+TET_FOLD_INSTANTIATE(uint8_t, uint8_t)
+TET_FOLD_INSTANTIATE(uint16_t, uint16_t)
+TET_FOLD_INSTANTIATE(int16_t, int16_t)
+TET_FOLD_INSTANTIATE(int32_t, int32_t)
+TET_FOLD_INSTANTIATE(uint32_t, uint32_t)
+TET_FOLD_INSTANTIATE(int64_t, int64_t)
+TET_FOLD_INSTANTIATE(uint64_t, uint64_t)
+
+}  // namespace exec
+}  // namespace tet
