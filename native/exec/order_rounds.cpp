@@ -1,4 +1,5 @@
 // Small, exact sharded partials for the tier-C ops (order_rounds.h, exec/README.md).
+#include "exec/dtype_dispatch.h"
 #include "exec/order_rounds.h"
 
 #include <algorithm>
@@ -62,19 +63,7 @@ struct Rd {
 };
 
 template <class Fn> void with_dtype(DType dt, Fn&& fn) {
-  switch (dt) {
-    case DType::F32: fn((float*)nullptr, (float*)nullptr); break;
-    case DType::F64: fn((double*)nullptr, (double*)nullptr); break;
-    case DType::F16: fn((uint16_t*)nullptr, (float*)nullptr); break;
-    case DType::U8: fn((uint8_t*)nullptr, (uint8_t*)nullptr); break;
-    case DType::U16: fn((uint16_t*)nullptr, (uint16_t*)nullptr); break;
-    case DType::I16: fn((int16_t*)nullptr, (int16_t*)nullptr); break;
-    case DType::I32: fn((int32_t*)nullptr, (int32_t*)nullptr); break;
-    case DType::U32: fn((uint32_t*)nullptr, (uint32_t*)nullptr); break;
-    case DType::I64: fn((int64_t*)nullptr, (int64_t*)nullptr); break;
-    case DType::U64: fn((uint64_t*)nullptr, (uint64_t*)nullptr); break;
-    default: corrupt("dtype");
-  }
+  if (!exec::dispatch_dtype(dt, std::forward<Fn>(fn))) corrupt("dtype");
 }
 
 bool is_scalar(const QueryPlan& p) { return p.reduce_mask == (1u << p.ndim) - 1; }

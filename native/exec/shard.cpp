@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "exec/dtype_dispatch.h"
 #include "exec/order_rounds.h"
 #include "exec/selection.h"
 #include "exec/fold_driver.h"
@@ -221,19 +222,7 @@ size_t preview_size(DType dt) { return dt == DType::F16 ? 4 : dtype_size(dt); }
 
 // ---- typed dispatch
 template <class Fn> void with_dtype(DType dt, Fn&& fn) {
-  switch (dt) {
-    case DType::F32: fn((float*)nullptr, (float*)nullptr); break;
-    case DType::F64: fn((double*)nullptr, (double*)nullptr); break;
-    case DType::F16: fn((uint16_t*)nullptr, (float*)nullptr); break;
-    case DType::U8: fn((uint8_t*)nullptr, (uint8_t*)nullptr); break;
-    case DType::U16: fn((uint16_t*)nullptr, (uint16_t*)nullptr); break;
-    case DType::I16: fn((int16_t*)nullptr, (int16_t*)nullptr); break;
-    case DType::I32: fn((int32_t*)nullptr, (int32_t*)nullptr); break;
-    case DType::U32: fn((uint32_t*)nullptr, (uint32_t*)nullptr); break;
-    case DType::I64: fn((int64_t*)nullptr, (int64_t*)nullptr); break;
-    case DType::U64: fn((uint64_t*)nullptr, (uint64_t*)nullptr); break;
-    default: corrupt("dtype");
-  }
+  if (!exec::dispatch_dtype(dt, std::forward<Fn>(fn))) corrupt("dtype");
 }
 
 uint64_t unit_count(const QueryPlan& plan, const exec::Selection& sel, uint32_t kind) {

@@ -10,9 +10,11 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "exec/comoment.h"
+#include "exec/dtype_dispatch.h"
 #include "exec/quantile.h"
 #include "exec/thread_pool.h"
 #include "exec/work_units.h"
@@ -279,19 +281,10 @@ std::vector<double> covariance_unit_states(const ChunkSource& source, const Quer
   const ReadInput in{plan, sel, ctx, fetcher, stats, false};
   TierC t(source, in);
   std::vector<double> states;
-  switch (d.dtype) {
-    case DType::F32: t.covariance_states<float, float>(states); break;
-    case DType::F64: t.covariance_states<double, double>(states); break;
-    case DType::F16: t.covariance_states<uint16_t, float>(states); break;
-    case DType::U8: t.covariance_states<uint8_t, uint8_t>(states); break;
-    case DType::U16: t.covariance_states<uint16_t, uint16_t>(states); break;
-    case DType::I16: t.covariance_states<int16_t, int16_t>(states); break;
-    case DType::I32: t.covariance_states<int32_t, int32_t>(states); break;
-    case DType::U32: t.covariance_states<uint32_t, uint32_t>(states); break;
-    case DType::I64: t.covariance_states<int64_t, int64_t>(states); break;
-    case DType::U64: t.covariance_states<uint64_t, uint64_t>(states); break;
-    default: fail("TET_INTERNAL", "unknown dtype tag " + std::to_string(uint32_t(d.dtype)));
-  }
+  const bool known = dispatch_dtype(d.dtype, [&](auto* s, auto* v) {
+    t.template covariance_states<std::remove_pointer_t<decltype(s)>, std::remove_pointer_t<decltype(v)>>(states);
+  });
+  if (!known) fail("TET_INTERNAL", "unknown dtype tag " + std::to_string(uint32_t(d.dtype)));
   return states;
 }
 
