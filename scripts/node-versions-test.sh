@@ -10,9 +10,12 @@ for v in "${versions[@]}"; do
   dir="$cache/node$v"
   if [ ! -x "$dir/node_modules/.bin/node" ]; then
     mkdir -p "$dir"
-    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error --no-save "node@$v" >/dev/null)
+    # A package.json of its own: without one npm would install into the project above.
+    echo '{ "private": true }' >"$dir/package.json"
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "node@$v" >/dev/null)
   fi
   node_bin="$dir/node_modules/.bin/node"
+  [ -x "$node_bin" ] || { echo "node-versions: node@$v did not install into $dir" >&2; exit 1; }
   echo "node-versions: integration tests on $("$node_bin" --version)"
   (cd "$root" && "$node_bin" node_modules/vitest/vitest.mjs run --project integration --reporter=dot)
 done
