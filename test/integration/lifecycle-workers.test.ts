@@ -49,36 +49,28 @@ async function until(pred: () => boolean, ms: number): Promise<boolean> {
 }
 
 describe('worker_threads teardown', () => {
-  it('terminating a worker mid-query cancels its query (observed through the engine counters)', async () => {
+  // Starts `script` in a worker, waits until its query runs on the pool (counted process-wide),
+  // terminates the worker and checks the query stopped by the teardown's cancellation.
+  async function terminateMidQuery(script: string): Promise<void> {
     const b = binding();
     const before = b.engineStats();
     const sdk = join(packageRoot(), 'dist', 'index.cjs');
-    const w = new Worker(WORKER, { eval: true, workerData: { sdk, path } });
-    const messages: unknown[] = [];
-    w.on('message', (m) => messages.push(m));
-    // The query is running on the pool (counted process-wide) ...
+    const w = new Worker(script, { eval: true, workerData: { sdk, path } });
+    w.on('message', () => undefined);
     expect(await until(() => b.engineStats().queriesRunning > before.queriesRunning, 30_000)).toBe(true);
     await w.terminate();
-    // ... and stops once the worker's environment is torn down, by cancellation.
     expect(await until(() => b.engineStats().queriesRunning === before.queriesRunning, 30_000)).toBe(true);
     const after = b.engineStats();
     expect(after.teardownCancels - before.teardownCancels).toBe(1);
     expect(after.queriesCancelled - before.queriesCancelled).toBe(1);
+  }
+
+  it('terminating a worker mid-query cancels its query (observed through the engine counters)', async () => {
+    await terminateMidQuery(WORKER);
   }, 120_000);
 
   it('terminating a worker mid-read() cancels the read writing into its caller-owned output', async () => {
-    const b = binding();
-    const before = b.engineStats();
-    const sdk = join(packageRoot(), 'dist', 'index.cjs');
-    const w = new Worker(READ_WORKER, { eval: true, workerData: { sdk, path } });
-    const messages: unknown[] = [];
-    w.on('message', (m) => messages.push(m));
-    expect(await until(() => b.engineStats().queriesRunning > before.queriesRunning, 30_000)).toBe(true);
-    await w.terminate();
-    expect(await until(() => b.engineStats().queriesRunning === before.queriesRunning, 30_000)).toBe(true);
-    const after = b.engineStats();
-    expect(after.teardownCancels - before.teardownCancels).toBe(1);
-    expect(after.queriesCancelled - before.queriesCancelled).toBe(1);
+    await terminateMidQuery(READ_WORKER);
     // and reads of this environment still work
     const { open } = await import('../../lib');
     const f = await open(path);

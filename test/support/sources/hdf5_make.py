@@ -3,6 +3,7 @@
 # base64, names, attributes, dimension names, group attributes).
 import base64, json, os, sys
 import numpy as np
+from wire import arr
 import h5py, hdf5plugin, netCDF4, tables, zstandard
 
 out = sys.argv[1]
@@ -31,13 +32,6 @@ def attrs_of(obj):
         except Exception: continue
         if v is not None: res[k] = v
     return res
-
-def arr(a):
-    a = np.ascontiguousarray(a)
-    if a.dtype == np.bool_: a = a.astype('u1')
-    if a.dtype == np.int8: a = a.astype('<i2')
-    a = a.astype(a.dtype.newbyteorder('<'))
-    return {'dtype': a.dtype.str, 'shape': list(a.shape), 'b64': base64.b64encode(a.tobytes()).decode()}
 
 def h5dump(path, values=True):
     res = {'datasets': {}, 'groups': {}}

@@ -4,6 +4,7 @@
 # argv[1]/prop.h5 and prints the source arrays (little-endian base64) as JSON.
 import base64, json, os, sys
 import numpy as np
+from wire import arr
 import h5py, hdf5plugin, numcodecs, zstandard
 
 rng = np.random.default_rng(int(sys.argv[2]) if len(sys.argv) > 2 else 20240611)
@@ -21,13 +22,6 @@ def values(dt, shape):
     flat = v.reshape(-1)
     if flat.size > 2: flat[0] = np.nan; flat[1] = np.inf
     return v.astype(dt)
-
-def arr(a):
-    a = np.ascontiguousarray(a)
-    if a.dtype == np.bool_: a = a.astype('u1')
-    if a.dtype == np.int8: a = a.astype('<i2')
-    a = a.astype(a.dtype.newbyteorder('<'))
-    return {'dtype': a.dtype.str, 'shape': list(a.shape), 'b64': base64.b64encode(a.tobytes()).decode()}
 
 out = {}
 with h5py.File(os.path.join(sys.argv[1], 'prop.h5'), 'w') as f:
