@@ -110,7 +110,7 @@ type TetErrorClass = new (code: string, message: string, options?: TetErrorOptio
 const CLASS_BY_PREFIX: readonly [string, TetErrorClass][] = [
   ['TET_QUERY_', TetQueryError], ['TET_PLAN_', TetQueryError],
   ['TET_FORMAT_', TetFormatError], ['TET_INDEX_', TetFormatError], ['TET_PAYLOAD_', TetFormatError],
-  ['TET_DECODE_', TetFormatError], ['TET_FOOTER_', TetFormatError],
+  ['TET_DECODE_', TetFormatError], ['TET_FOOTER_', TetFormatError], ['TET_CELLS_', TetFormatError],
   ['TET_BUDGET_', TetBudgetError], ['TET_IO_', TetIoError], ['TET_WRITE_', TetIoError],
   ['TET_DEVICE_', TetDeviceError], ['TET_CONVERT_', TetConvertError], ['TET_EXPORT_', TetConvertError],
 ];
