@@ -9,6 +9,8 @@ import type { NativeCatalog, NativeFileHandle } from './native';
 import { encodePlan } from './plan/encode';
 import { allocateOutput, checkOutput, float16ArrayCtor, readOutputSpec } from './plan/output';
 import { resolveSelection } from './plan/selection';
+import { findTable, listTables, readColumn, type ReadColumnOptions, type TableInfo } from './tables/io';
+import type { ColumnValues } from './tables/types';
 import { planQuery, runQuery, runQueryPartial } from './run';
 import type { QueryPartialOptions } from './run';
 import type { SelectionAxisWire } from './query/document';
@@ -106,6 +108,7 @@ export class TetFile implements QueryTarget {
   readonly layout: FileLayout;
   private handle: NativeFileHandle | null;
   private storedSizes: Map<number, Float64Array> | null = null;
+  private tableList: readonly TableInfo[] | null = null;
 
   /**
    * Use open() / openSync().
@@ -220,6 +223,42 @@ export class TetFile implements QueryTarget {
   /** Plans a query without executing it. */
   plan(input: Parameters<typeof planQuery>[1]): ReturnType<typeof planQuery> {
     return planQuery(this, input);
+  }
+
+  /**
+   * The tables stored in the file (axis tables and standalone ones; [] when none), read once.
+   * Throws TET_CELLS_INVALID when the file's tables region is malformed (its tensors stay
+   * readable).
+   */
+  get tables(): readonly TableInfo[] {
+    this.tableList ??= Object.freeze(listTables(binding(), this.native));
+    return this.tableList;
+  }
+
+  /** One table; `{ encodings: true }` also lists each column's encodings (validating every block). */
+  table(name: string, opts: { encodings?: boolean } = {}): TableInfo {
+    if (opts.encodings) return findTable(listTables(binding(), this.native, true), name);
+    return findTable(this.tables, name);
+  }
+
+  /**
+   * Rows [start, stop) of one column, decoded off the JS thread: `values` as Uint8Array (bool),
+   * BigInt64Array (int, timestamp, time µs), Int32Array (date, days since 1970-01-01),
+   * Float64Array (float) or string[] (str), and `valid` (1 = present) when the range has nulls.
+   */
+  readColumn(table: string, column: string, opts: ReadColumnOptions = {}): Promise<ColumnValues> {
+    try {
+      return readColumn(binding(), this.native, findTable(this.tables, table), column, opts);
+    } catch (err) {
+      return Promise.reject(err instanceof TetError ? err : toTetError(err));
+    }
+  }
+
+  /** A table (or a row range of it, or some of its columns) as an Apache Arrow Table. */
+  async toArrow(table: string, opts: ReadColumnOptions & { columns?: string[] } = {}): Promise<import('apache-arrow').Table> {
+    const { tableToArrow } = await import('./tables/arrow');
+    const t = findTable(this.tables, table);
+    return tableToArrow(t, opts.columns ?? t.columns.map((c) => c.name), (c) => this.readColumn(table, c, opts));
   }
 
   /** console.log / util.inspect (also what a notebook prints): the path and each dataset's dtype and shape. */

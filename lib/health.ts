@@ -37,13 +37,15 @@ export interface VerifyReport {
   chunksTotal: number;
   chunksDecoded: number;
   footer: 'absent' | 'valid' | 'invalid';
+  /** Tables stored in the file (0 when none, or when its tables region cannot be read). */
+  tables: number;
   findings: VerifyFinding[];
 }
 
 /** A fix {@link repair} can apply. */
-export type RepairCode = 'footer_invalid';
+export type RepairCode = 'footer_invalid' | 'cells_invalid';
 /** Every {@link RepairCode}. */
-export const REPAIR_CODES: readonly RepairCode[] = ['footer_invalid'];
+export const REPAIR_CODES: readonly RepairCode[] = ['footer_invalid', 'cells_invalid'];
 
 /** What {@link repair} returns. */
 export interface RepairResult {
@@ -64,7 +66,7 @@ export const QUICK_DECODE_CHUNKS = 128;
 export async function verify(path: string, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const deep = opts.deep ?? false;
   const report: VerifyReport = {
-    path, ok: false, structureOk: false, deep, datasets: 0, chunksTotal: 0, chunksDecoded: 0, footer: 'absent', findings: [],
+    path, ok: false, structureOk: false, deep, datasets: 0, chunksTotal: 0, chunksDecoded: 0, footer: 'absent', tables: 0, findings: [],
   };
   const file = await openForVerify(path, report);
   if (!file) return finish(report);
@@ -81,6 +83,12 @@ export async function verify(path: string, opts: VerifyOptions = {}): Promise<Ve
       throw toTetError(err);
     }
     report.findings.push(...tileFindings);
+    try {
+      report.findings.push(...await binding().verifyTables(file.native, deep));
+    } catch (err) {
+      throw toTetError(err);
+    }
+    if (!report.findings.some((f) => f.recommendation === 'cells_invalid')) report.tables = file.tables.length;
     crossCheckTensorBytes(file, report.findings);
     checkFooterMetadata(file, report.findings);
   } finally {
@@ -101,8 +109,8 @@ export async function repair(path: string, code: string): Promise<RepairResult> 
       `repair ${code} does not apply to ${path} (verify recommends: ${applicable.join(', ') || 'nothing'})`);
   }
   try {
-    const { newLength } = await binding().repairFooter(path);
-    return { path, applied: 'footer_invalid', newLength };
+    const { newLength } = code === 'cells_invalid' ? await binding().repairCells(path) : await binding().repairFooter(path);
+    return { path, applied: code as RepairCode, newLength };
   } catch (err) {
     throw toTetError(err);
   }

@@ -3,7 +3,10 @@
 export { open, openSync, TetFile } from './file';
 export type { OpenOptions, ReadOptions, ReadResult, FileLayout, FooterInfo } from './file';
 export { TetWriter } from './writer';
-export type { DatasetSpec, WriterOptions, WriteCodec, HistoryInput } from './writer';
+export type { DatasetSpec, WriterOptions, WriteCodec, HistoryInput, TableSpec, TableWriter } from './writer';
+// Tables stored in .tet files (lib/tables)
+export type { TableInfo, TableColumnInfo, ReadColumnOptions, TableBatch } from './tables/io';
+export type { ColumnKind, ColumnSchema, ColumnInput, ColumnValues, TimeUnit } from './tables/types';
 export { verify, repair, REPAIR_CODES, QUICK_DECODE_CHUNKS } from './health';
 export type { VerifyReport, VerifyFinding, VerifyOptions, RepairCode, RepairResult, Severity } from './health';
 export {

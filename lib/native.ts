@@ -56,6 +56,21 @@ export interface NativeVerifyFinding {
   message: string;
 }
 
+/** One column in {@link NativeBinding.fileTables}. */
+export interface NativeTableColumn {
+  name: string; kind: string; unit?: string; tz?: string; nullable: boolean; nullCount: number;
+  payloadBytes: number; blocks: number; encodings?: string[]; metablocks: { kind: number; bytes: number }[];
+}
+
+export interface NativeTable {
+  name: string; dataset?: string; axis?: number; rows: number; columns: NativeTableColumn[];
+}
+
+/** Rows of a column: physical values (i64 / f64 / u8, or UTF-8 bytes + offsets) and validity. */
+export type NativeColumnRows =
+  | { kind: 'bool' | 'int' | 'float' | 'date' | 'timestamp' | 'time'; rows: number; data: BigInt64Array | Float64Array | Uint8Array; valid?: Uint8Array }
+  | { kind: 'str'; rows: number; bytes: Uint8Array; offsets: Uint32Array; valid?: Uint8Array };
+
 export interface NativeBinding {
   openFile(path: string, verifyFooter: boolean): Promise<NativeFileHandle>;
   openFileSync(path: string, verifyFooter: boolean): NativeFileHandle;
@@ -100,6 +115,10 @@ export interface NativeBinding {
    * footer and with flags bit 1 cleared. Resolves with the new file length.
    */
   repairFooter(path: string): Promise<{ newLength: number }>;
+  /** Checks the tables region (deep: decodes every block); findings recommend 'cells_invalid'. */
+  verifyTables(file: NativeFileHandle, deep: boolean): Promise<NativeVerifyFinding[]>;
+  /** `tet repair --apply cells_invalid`: rewrites the file without its tables region. */
+  repairCells(path: string): Promise<{ newLength: number }>;
   /** Process-wide query counters (all environments): running now, ended by cancellation, and
    *  cancel flags tripped by an environment's teardown (a terminated worker). Diagnostics. */
   engineStats(): { queriesRunning: number; queriesCancelled: number; teardownCancels: number };
@@ -118,4 +137,15 @@ export interface NativeBinding {
   writerSetFooter(w: NativeWriterHandle, historyArrayJson: string, metadataObjectJson: string): void;
   writerCommit(w: NativeWriterHandle): Promise<void>;
   writerAbort(w: NativeWriterHandle): void;
+
+  /** The tables of the file (docs/format-tables.md); `encodings` validates every block to list them. */
+  fileTables(file: NativeFileHandle, encodings: boolean): NativeTable[];
+  /** Rows [start, start + count) of a column, decoded off the JS thread. */
+  fileReadColumn(file: NativeFileHandle, table: string, column: string, start: number, count: number): Promise<NativeColumnRows>;
+  /** Declares a table (axis -1 = standalone); returns its id. */
+  writerAddTable(w: NativeWriterHandle, name: string, dataset: string, axis: number,
+    columns: { name: string; kind: number; unit: number; utc: boolean; nullable: boolean }[]): number;
+  /** Appends rows to every column of a table (arrays read in place until it settles). */
+  writerAppendTable(w: NativeWriterHandle, table: number, rows: number,
+    columns: { data: ArrayBufferView; offsets?: Uint32Array; valid?: Uint8Array }[]): Promise<void>;
 }

@@ -7,6 +7,8 @@
 import { binding } from './binding';
 import { TetError, TetIoError, toTetError } from './errors';
 import type { NativeWriterHandle } from './native';
+import { batchOf, declareTable, nativeColumns, type TableBatch } from './tables/io';
+import type { ColumnInput, ColumnSchema } from './tables/types';
 import {
   DTYPE_SIZE, DTYPE_TAG, type DatasetMetadata, type DTypeName, type FileExecution, type FileMetadata,
   type HistoryRow, type TetTypedArray,
@@ -50,6 +52,50 @@ export interface HistoryInput {
   at?: string;
   parents?: unknown[];
   params?: Record<string, unknown>;
+}
+
+/**
+ * A table added with {@link TetWriter.addTable}: `columns` (one shot: every column's values) or
+ * `schema` (streaming: rows come with {@link TableWriter.append}), not both.
+ */
+export interface TableSpec {
+  name: string;
+  /**
+   * Binds the table to one axis of a dataset of this writer: one row per position along it.
+   * `dim` is a name from the dataset's `dim_names` (set with setMetadata first) or the axis
+   * index. Omit for a standalone table.
+   */
+  axis?: { dataset: string; dim: string | number };
+  columns?: Record<string, ColumnInput>;
+  schema?: Record<string, ColumnSchema>;
+}
+
+/** Appends rows to a table being written (see {@link TetWriter.addTable}). */
+export class TableWriter {
+  /** Rows handed to append() so far (written once their promises settle). */
+  rows = 0;
+  /**
+   * Use TetWriter.addTable().
+   * @internal
+   */
+  constructor(readonly name: string, private readonly schema: Record<string, ColumnSchema>,
+    private readonly send: (rows: number, columns: ReturnType<typeof nativeColumns>) => Promise<void>) {}
+
+  /**
+   * Appends a batch: one value array per column (typed arrays, plain arrays with `null`
+   * entries, strings for date / timestamp / time) and optional `valid: { column: Uint8Array }`
+   * masks. Batches of any size; memory stays one block per column in native. The arrays must
+   * not change until the promise settles.
+   */
+  append(batch: TableBatch): Promise<void> {
+    try {
+      const { rows, columns } = batchOf(this.name, this.schema, batch);
+      this.rows += rows;
+      return this.send(rows, nativeColumns(columns));
+    } catch (err) {
+      return Promise.reject(err instanceof TetError ? err : toTetError(err));
+    }
+  }
 }
 
 const CODEC_CODE: Record<WriteCodec, number> = { raw: 0, zstd: 1, auto: 2 };
@@ -184,6 +230,81 @@ export class TetWriter {
     } catch (err) {
       return Promise.reject(err instanceof TetError ? err : toTetError(err));
     }
+  }
+
+  /**
+   * Adds a table (tables may come before or after the tiles). One shot: `columns` holds every
+   * column's values (`{ kind, values, valid? }`), and the rows are sent at once. Streaming:
+   * `schema` gives the kinds, and rows come with the returned writer's `append()`. An axis
+   * table's row count must equal the axis length (checked at commit). Errors of the one-shot
+   * rows surface from commit().
+   */
+  addTable(spec: TableSpec): TableWriter {
+    this.assertOpen();
+    if (!spec || typeof spec.name !== 'string') throw writeError('addTable needs a table name');
+    if ((spec.columns === undefined) === (spec.schema === undefined)) {
+      throw writeError(`table ${JSON.stringify(spec.name)}: give either columns (one shot) or schema (streaming)`);
+    }
+    const schema: Record<string, ColumnSchema> = {};
+    for (const [n, c] of Object.entries(spec.schema ?? spec.columns ?? {})) {
+      const { kind, unit, tz, nullable } = c as ColumnSchema;
+      schema[n] = { kind, ...(unit !== undefined ? { unit } : {}), ...(tz !== undefined ? { tz } : {}), ...(nullable !== undefined ? { nullable } : {}) };
+    }
+    let dataset = '';
+    let axis = -1;
+    if (spec.axis !== undefined) {
+      const ds = this.declared(spec.axis.dataset);
+      dataset = ds.spec.name;
+      axis = this.axisIndex(ds, spec.axis.dim, spec.name);
+    }
+    const id = declareTable(binding(), this.handle, spec.name, dataset, axis, schema);
+    let chain: Promise<void> = Promise.resolve();
+    const send = (rows: number, columns: ReturnType<typeof nativeColumns>): Promise<void> => {
+      const write = () => binding().writerAppendTable(this.handle, id, rows, columns);
+      if (this.ordered) return this.schedule(write);
+      // Unordered writers still keep one table's appends in call order (its row order).
+      const run = chain.then(write).catch((err) => { throw toTetError(err); });
+      chain = run.catch(() => undefined);
+      this.running.add(run);
+      run.then(() => this.running.delete(run), (error) => { this.running.delete(run); this.failure ??= { error }; });
+      return run;
+    };
+    const table = new TableWriter(spec.name, schema, send);
+    if (spec.columns !== undefined) {
+      const batch: TableBatch = {};
+      const valid: Record<string, Uint8Array> = {};
+      for (const [n, c] of Object.entries(spec.columns)) {
+        batch[n] = c.values;
+        if (c.valid) valid[n] = c.valid;
+      }
+      if (Object.keys(valid).length) {
+        if ('valid' in schema) throw writeError(`table ${JSON.stringify(spec.name)}: a column named "valid" takes nulls as null entries, not a valid mask`);
+        batch.valid = valid;
+      }
+      // The failure is kept for commit(); nobody awaits this promise.
+      table.append(batch).catch(() => undefined);
+    }
+    return table;
+  }
+
+  private axisIndex(ds: DeclaredDataset, dim: string | number, table: string): number {
+    const rank = ds.spec.shape.length;
+    let index: number | undefined;
+    if (typeof dim === 'number') index = dim;
+    else if (/^[0-9]+$/.test(dim)) index = Number(dim);
+    else {
+      const names = this.metadata.datasets?.[ds.spec.name]?.dim_names;
+      const at = names ? names.indexOf(dim) : -1;
+      if (at < 0) {
+        throw writeError(`table ${JSON.stringify(table)}: dataset ${JSON.stringify(ds.spec.name)} has no dim named ${JSON.stringify(dim)}` +
+          (names ? ` (dim_names: ${names.join(', ')})` : ' (set its dim_names with setMetadata first, or give the axis index)'));
+      }
+      index = at;
+    }
+    if (!Number.isInteger(index) || index < 0 || index >= rank) {
+      throw writeError(`table ${JSON.stringify(table)}: axis ${JSON.stringify(dim)} is outside dataset ${JSON.stringify(ds.spec.name)}'s ${rank} axes`);
+    }
+    return index;
   }
 
   /** Appends a history row to the footer. */

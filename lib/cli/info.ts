@@ -2,7 +2,9 @@
 // recommends. Uses the public SDK only.
 import type { Command } from 'commander';
 import Table from 'cli-table3';
-import { open, repair, verify, REPAIR_CODES, type DatasetInfo, type TetFile, type VerifyFinding, type VerifyReport } from '../index';
+import {
+  open, repair, verify, REPAIR_CODES, TetError, type DatasetInfo, type TableInfo, type TetFile, type VerifyFinding, type VerifyReport,
+} from '../index';
 
 function out(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -50,6 +52,57 @@ function superblock(file: TetFile): Record<string, unknown> {
   };
 }
 
+/** Each table with its columns' encodings, or the reason the tables cannot be read. */
+function tablesOf(file: TetFile): { tables: TableInfo[]; error?: string } {
+  try {
+    return { tables: file.tables.map((t) => file.table(t.name, { encodings: true })) };
+  } catch (err) {
+    return { tables: [], error: err instanceof TetError ? `${err.code}: ${err.message}` : String(err) };
+  }
+}
+
+function bytesPerRow(c: TableInfo['columns'][number], rows: number): number | null {
+  return rows > 0 ? c.payloadBytes / rows : null;
+}
+
+function tablesJson(file: TetFile): Record<string, unknown> {
+  const { tables, error } = tablesOf(file);
+  if (error) return { tables_error: error };
+  if (tables.length === 0) return {};
+  return {
+    tables: tables.map((t) => ({
+      name: t.name, rows: t.rows, binding: t.axis ? { dataset: t.axis.dataset, axis: t.axis.index } : null,
+      columns: t.columns.map((c) => ({
+        name: c.name, kind: c.kind, ...(c.unit ? { unit: c.unit, tz: c.tz } : {}), nullable: c.nullable,
+        null_count: c.nullCount, encodings: c.encodings ?? [], payload_bytes: c.payloadBytes,
+        bytes_per_row: bytesPerRow(c, t.rows), blocks: c.blocks,
+      })),
+    })),
+  };
+}
+
+function printTables(file: TetFile): void {
+  const { tables, error } = tablesOf(file);
+  if (error) {
+    out(`tables     unreadable (${error}) -> tet verify for details`);
+    return;
+  }
+  if (tables.length === 0) return;
+  out(`tables     ${tables.length}`);
+  for (const t of tables) {
+    const bound = t.axis ? `axis ${t.axis.index} of ${t.axis.dataset}` : 'standalone';
+    out(`table ${t.name}: ${t.rows} rows, ${bound}`);
+    const table = new Table({ head: ['column', 'kind', 'nulls', 'encodings', 'bytes', 'B/row'], style: { head: [], border: [] } });
+    for (const c of t.columns) {
+      const kind = c.kind === 'timestamp' ? `timestamp[${c.unit}, ${c.tz}]` : c.kind;
+      const bpr = bytesPerRow(c, t.rows);
+      table.push([c.name, kind, String(c.nullCount), (c.encodings ?? []).join(', ') || '-', formatBytes(c.payloadBytes),
+        bpr === null ? '-' : bpr.toFixed(2)]);
+    }
+    out(table.toString());
+  }
+}
+
 /** The JSON form of `tet info --json`. */
 export function infoJson(file: TetFile, withHistory: boolean, grep?: string): Record<string, unknown> {
   const meta = file.metadata.datasets ?? {};
@@ -79,6 +132,7 @@ export function infoJson(file: TetFile, withHistory: boolean, grep?: string): Re
       attrs: meta[d.name]?.attrs ?? {},
     })),
     file_metadata: fileMeta,
+    ...tablesJson(file),
     ...(withHistory ? { history: file.history } : {}),
   };
 }
@@ -134,6 +188,7 @@ function printInfo(file: TetFile, withHistory: boolean, grep?: string): void {
   }
   const { datasets: _perDataset, ...fileMeta } = file.metadata;
   for (const [k, v] of Object.entries(fileMeta)) out(`metadata   ${k} = ${JSON.stringify(v)}`);
+  printTables(file);
   if (withHistory) {
     if (file.history.length === 0) out('history    (none)');
     else {
@@ -161,6 +216,7 @@ function printVerify(r: VerifyReport, quiet: boolean): void {
     const scope = r.chunksDecoded === r.chunksTotal ? 'all' : `first ${r.chunksDecoded} of ${r.chunksTotal} (use --deep for all)`;
     out(`  decode     ${scope} chunks checked`);
     out(`  footer     ${r.footer}`);
+    if (r.tables) out(`  tables     ${r.tables} (${r.deep ? 'every block decoded' : 'every block checked; --deep decodes them'})`);
   }
   for (const f of r.findings) out(`  ${findingLine(f, r.path)}`);
   out(r.ok ? 'ok' : `${errors} error(s)`);
@@ -233,7 +289,7 @@ export function registerInfoCommands(program: Command): void {
 
   program
     .command('repair')
-    .description('show the repair plan for a file, or apply one fix (--apply footer_invalid)')
+    .description('show the repair plan for a file, or apply one fix (--apply footer_invalid | cells_invalid)')
     .argument('<file>', '.tet file')
     .option('--apply <code>', `apply a recommendation (${REPAIR_CODES.join(', ')})`)
     .action(async (path: string, opts: { apply?: string }) => {

@@ -26,6 +26,10 @@ void decode_column(const Cell& root, uint64_t start, uint64_t count, void* out, 
 // validate_leaf on every block plus the Directory's own shape (children lengths, kinds).
 void validate_column(const Cell& root, const DecodeContext& ctx = {});
 
+// `tet verify --deep`: decodes every block and recomputes what its header claims (zone map
+// bounds, SORTED, a Float block's NaN count) against the values. Throws TET_CELLS_INVALID.
+void verify_column_deep(const Cell& root, const DecodeContext& ctx = {});
+
 // Rows that are null in the column.
 uint64_t null_count(const Cell& root);
 

@@ -2,8 +2,10 @@
 // into the caller's scratch (zstd).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 
+#include "cells/region.h"
 #include "format/mapping_guard.h"
 #include "tet/error.h"
 #include "tet/file.h"
@@ -54,6 +56,39 @@ File::~File() {
     m.len = len_;
     unmap_file(m);
   }
+}
+
+const cells::TablesRegion* File::tables() const {
+  std::lock_guard<std::mutex> lock(tables_mu_);
+  if (tables_parsed_) return tables_.get();
+  const Footer& f = catalog_.footer;
+  if (!f.present || !f.cells_present) {
+    tables_parsed_ = true;
+    return nullptr;
+  }
+  if (!f.cells_error.empty()) cells::throw_invalid(f.cells_error);
+  // After every tensor byte: the chunk index and each chunk payload end at or before it.
+  uint64_t tensors_end = catalog_.chunk_index_offset + catalog_.chunk_index_length;
+  for (const ChunkEntry& e : catalog_.entries) tensors_end = std::max(tensors_end, e.payload_offset + e.stored_byte_len);
+  if (f.cells_offset < tensors_end)
+    cells::throw_invalid("the region at " + std::to_string(f.cells_offset) + " overlaps tensor bytes (which end at " +
+                         std::to_string(tensors_end) + ")");
+  auto region = std::make_unique<cells::TablesRegion>(base_ + f.cells_offset, f.cells_len);
+  for (const cells::TableInfo& t : region->tables()) {
+    if (t.axis == cells::kNoAxis) continue;
+    const int ds = catalog_.find_dataset(t.dataset);
+    if (ds < 0) cells::throw_invalid("axis table '" + t.name + "' is bound to unknown dataset '" + t.dataset + "'");
+    const DatasetInfo& d = catalog_.datasets[static_cast<size_t>(ds)];
+    if (t.axis >= d.ndim)
+      cells::throw_invalid("axis table '" + t.name + "' is bound to axis " + std::to_string(t.axis) + " of '" +
+                           t.dataset + "', which has " + std::to_string(d.ndim) + " axes");
+    if (t.rows != d.shape[t.axis])
+      cells::throw_invalid("axis table '" + t.name + "' has " + std::to_string(t.rows) + " rows, axis " +
+                           std::to_string(t.axis) + " of '" + t.dataset + "' has length " + std::to_string(d.shape[t.axis]));
+  }
+  tables_ = std::move(region);
+  tables_parsed_ = true;
+  return tables_.get();
 }
 
 TileView File::tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint8_t>& scratch) const {

@@ -1,6 +1,7 @@
 #include "format/footer.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "tet/error.h"
 #include "util/checked.h"
@@ -26,7 +27,63 @@ JsonValue parse_json_object(const uint8_t* p, uint64_t n, const char* what) {
   return v;
 }
 
+// "cells": {"offset": u64, "len": u64, "version": u64, "xxh64": "<16 hex digits>"}. The region
+// must lie before the footer region (payload_limit, set before this is called).
+void parse_cells_ref(const JsonValue& root, Footer& footer) {
+  const JsonValue* c = root.find("cells");
+  if (!c) return;
+  footer.cells_present = true;
+  const JsonValue* o = c->is_object() ? c->find("offset") : nullptr;
+  const JsonValue* l = c->is_object() ? c->find("len") : nullptr;
+  const JsonValue* v = c->is_object() ? c->find("version") : nullptr;
+  const JsonValue* h = c->is_object() ? c->find("xxh64") : nullptr;
+  if (!o || !l || !v || !h || !o->as_u64(&footer.cells_offset) || !l->as_u64(&footer.cells_len) ||
+      !v->as_u64(&footer.cells_version) || !h->is_string() || h->text.size() != 16) {
+    footer.cells_error = "the footer's 'cells' reference is not {offset, len, version, xxh64}";
+    return;
+  }
+  uint64_t x = 0;
+  for (char ch : h->text) {
+    int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+    if (d < 0) {
+      footer.cells_error = "the footer's 'cells' xxh64 is not 16 lower-case hex digits";
+      return;
+    }
+    x = (x << 4) | uint64_t(d);
+  }
+  footer.cells_xxh64 = x;
+  if (footer.cells_version != 1) {
+    footer.cells_error = "tables region version " + std::to_string(footer.cells_version) + " is not one this build reads";
+  } else if (footer.cells_offset < kSuperblockLen || footer.cells_offset % 64 != 0 ||
+             !span_within(footer.cells_offset, footer.cells_len, footer.payload_limit)) {
+    footer.cells_error = "the tables region [" + std::to_string(footer.cells_offset) + ", +" +
+                         std::to_string(footer.cells_len) + ") is misaligned or not before the footer (at " +
+                         std::to_string(footer.payload_limit) + ")";
+  }
+}
+
 }  // namespace
+
+std::string footer_region_bytes(uint64_t start, const std::string& history_array_json,
+                                const std::string& metadata_json, const std::string& extra_members) {
+  std::string json = "{\"history\":" + history_array_json + extra_members, spill;
+  if (!metadata_json.empty()) {
+    std::string inline_json = json + ",\"metadata\":" + metadata_json + "}";
+    if (inline_json.size() <= kMetadataInlineLimit) {
+      json = std::move(inline_json);
+    } else {
+      spill = metadata_json;
+      json += ",\"metadata_ref\":{\"offset\":" + std::to_string(start) + ",\"len\":" + std::to_string(spill.size()) + "}}";
+    }
+  } else {
+    json += "}";
+  }
+  uint8_t t[16];
+  store_u64le(t, json.size());
+  store_u32le(t + 8, 1);
+  std::memcpy(t + 12, "THST", 4);
+  return spill + json + std::string(reinterpret_cast<const char*>(t), 16);
+}
 
 void check_footer_history(const JsonValue& root) {
   const JsonValue* hist = root.find("history");
@@ -132,6 +189,7 @@ void parse_footer(const uint8_t* data, uint64_t len, Footer& footer) {
     footer.metadata_spilled = true;
     footer.payload_limit = off;
   }
+  parse_cells_ref(root, footer);
   footer.history_json.assign(json_text, static_cast<size_t>(jlen));
   footer.history_json_offset = json_start;
   footer.history_json_len = jlen;

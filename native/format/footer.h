@@ -2,6 +2,7 @@
 // JSON and the metadata / metadata_ref rules, and compute the payload limit.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "tet/catalog.h"
 #include "util/json.h"
@@ -23,6 +24,13 @@ uint64_t locate_footer_start(const uint8_t* data, uint64_t len);
 // string op/source/at or legacy [op, source, at] triples; metadata.datasets entries carry
 // dim_names (strings) and coords ({"labels": [...]}).
 void check_footer_history(const JsonValue& root);
+
+// The footer region bytes for a writer placing it at file offset `start`: metadata spill (when
+// the inline JSON would exceed kMetadataInlineLimit) + history_json + the 16-byte tail.
+// `history_array_json` is the history list text ("[]" for none), `metadata_json` the metadata
+// object text or "", `extra_members` more members (",\"cells\":{...}") or "".
+std::string footer_region_bytes(uint64_t start, const std::string& history_array_json,
+                                const std::string& metadata_json, const std::string& extra_members);
 void check_footer_metadata(const JsonValue& metadata);
 
 }  // namespace tet

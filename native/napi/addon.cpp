@@ -34,10 +34,13 @@ class TetAddon : public Napi::Addon<TetAddon> {
         {"openFile", OpenFile}, {"openFileSync", OpenFileSync}, {"catalog", CatalogOf},
         {"execute", Execute}, {"executePartial", ExecutePartial}, {"mergePartials", MergePartials}, {"closeFile", CloseFile}, {"createCancelToken", CreateCancelToken},
         {"cancel", Cancel}, {"verifyTiles", VerifyTiles}, {"repairFooter", RepairFooter},
+        {"repairCells", RepairCells}, {"verifyTables", VerifyTables},
         {"hostInfo", HostInfo}, {"writerCreate", WriterCreate},
         {"writerSetExecution", WriterSetExecution}, {"writerAddDataset", WriterAddDataset},
         {"writerWriteChunk", WriterWriteChunk}, {"writerWriteSlab", WriterWriteSlab}, {"writerSetFooter", WriterSetFooter},
         {"writerCommit", WriterCommit}, {"writerAbort", WriterAbort}, {"engineStats", EngineStatsOf},
+        {"fileTables", FileTables}, {"fileReadColumn", FileReadColumn},
+        {"writerAddTable", WriterAddTable}, {"writerAppendTable", WriterAppendTable},
     };
     for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
   }

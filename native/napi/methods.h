@@ -27,6 +27,12 @@ Napi::Value EngineStatsOf(const Napi::CallbackInfo& info);
 // verify_methods.cpp
 Napi::Value VerifyTiles(const Napi::CallbackInfo& info);
 Napi::Value RepairFooter(const Napi::CallbackInfo& info);
+Napi::Value RepairCells(const Napi::CallbackInfo& info);
+Napi::Value VerifyTables(const Napi::CallbackInfo& info);
+
+// table_methods.cpp
+Napi::Value FileTables(const Napi::CallbackInfo& info);
+Napi::Value FileReadColumn(const Napi::CallbackInfo& info);
 
 // writer_methods.cpp
 Napi::Value WriterCreate(const Napi::CallbackInfo& info);
@@ -37,5 +43,7 @@ Napi::Value WriterWriteSlab(const Napi::CallbackInfo& info);
 Napi::Value WriterSetFooter(const Napi::CallbackInfo& info);
 Napi::Value WriterCommit(const Napi::CallbackInfo& info);
 Napi::Value WriterAbort(const Napi::CallbackInfo& info);
+Napi::Value WriterAddTable(const Napi::CallbackInfo& info);
+Napi::Value WriterAppendTable(const Napi::CallbackInfo& info);
 
 }  // namespace tet::napi

@@ -12,6 +12,20 @@
 namespace tet::napi {
 namespace {
 
+Napi::Value FindingsToJs(Napi::Env env, const std::vector<VerifyFinding>& findings) {
+  Napi::Array out = Napi::Array::New(env, findings.size());
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const VerifyFinding& f = findings[i];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("severity", Napi::String::New(env, f.severity));
+    o.Set("code", Napi::String::New(env, f.code));
+    o.Set("recommendation", Napi::String::New(env, f.recommendation));
+    o.Set("message", Napi::String::New(env, f.message));
+    out.Set(static_cast<uint32_t>(i), o);
+  }
+  return out;
+}
+
 class VerifyTilesWorker : public PromiseWorker {
  public:
   VerifyTilesWorker(Napi::Env env, std::shared_ptr<File> file, uint64_t first, uint64_t count)
@@ -19,19 +33,7 @@ class VerifyTilesWorker : public PromiseWorker {
 
  protected:
   void Run() override { findings_ = verify_tiles(*file_, first_, count_); }
-  Napi::Value Result(Napi::Env env) override {
-    Napi::Array out = Napi::Array::New(env, findings_.size());
-    for (size_t i = 0; i < findings_.size(); ++i) {
-      const VerifyFinding& f = findings_[i];
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("severity", Napi::String::New(env, f.severity));
-      o.Set("code", Napi::String::New(env, f.code));
-      o.Set("recommendation", Napi::String::New(env, f.recommendation));
-      o.Set("message", Napi::String::New(env, f.message));
-      out.Set(static_cast<uint32_t>(i), o);
-    }
-    return out;
-  }
+  Napi::Value Result(Napi::Env env) override { return FindingsToJs(env, findings_); }
 
  private:
   std::shared_ptr<File> file_;
@@ -39,13 +41,28 @@ class VerifyTilesWorker : public PromiseWorker {
   std::vector<VerifyFinding> findings_;
 };
 
-class RepairFooterWorker : public PromiseWorker {
+class VerifyTablesWorker : public PromiseWorker {
  public:
-  RepairFooterWorker(Napi::Env env, std::string path)
-      : PromiseWorker(env, "tetration:repairFooter"), path_(std::move(path)) {}
+  VerifyTablesWorker(Napi::Env env, std::shared_ptr<File> file, bool deep)
+      : PromiseWorker(env, "tetration:verifyTables"), file_(std::move(file)), deep_(deep) {}
 
  protected:
-  void Run() override { new_length_ = repair_footer(path_); }
+  void Run() override { findings_ = verify_tables(*file_, deep_); }
+  Napi::Value Result(Napi::Env env) override { return FindingsToJs(env, findings_); }
+
+ private:
+  std::shared_ptr<File> file_;
+  bool deep_;
+  std::vector<VerifyFinding> findings_;
+};
+
+class RepairFooterWorker : public PromiseWorker {
+ public:
+  RepairFooterWorker(Napi::Env env, std::string path, bool cells)
+      : PromiseWorker(env, "tetration:repair"), path_(std::move(path)), cells_(cells) {}
+
+ protected:
+  void Run() override { new_length_ = cells_ ? repair_cells(path_) : repair_footer(path_); }
   Napi::Value Result(Napi::Env env) override {
     Napi::Object out = Napi::Object::New(env);
     out.Set("newLength", Napi::Number::New(env, static_cast<double>(new_length_)));
@@ -54,6 +71,7 @@ class RepairFooterWorker : public PromiseWorker {
 
  private:
   std::string path_;
+  bool cells_;
   uint64_t new_length_ = 0;
 };
 
@@ -72,7 +90,22 @@ Napi::Value VerifyTiles(const Napi::CallbackInfo& info) {
 Napi::Value RepairFooter(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return GuardAsync(env, [&]() -> Napi::Value {
-    return (new RepairFooterWorker(env, StringArg(info, 0, "path")))->Start();
+    return (new RepairFooterWorker(env, StringArg(info, 0, "path"), false))->Start();
+  });
+}
+
+Napi::Value RepairCells(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return GuardAsync(env, [&]() -> Napi::Value {
+    return (new RepairFooterWorker(env, StringArg(info, 0, "path"), true))->Start();
+  });
+}
+
+Napi::Value VerifyTables(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return GuardAsync(env, [&]() -> Napi::Value {
+    std::shared_ptr<File> file = OpenFileOf(Arg(info, 0, "file"));
+    return (new VerifyTablesWorker(env, std::move(file), BoolArg(info, 1, "deep")))->Start();
   });
 }
 

@@ -13,6 +13,7 @@
 #include "napi/promise_worker.h"
 #include "tet/error.h"
 #include "tet/writer.h"
+#include "write/table_set.h"
 
 namespace tet::napi {
 namespace {
@@ -86,6 +87,28 @@ class CommitWorker : public PromiseWorker {
 
  private:
   WriterRef state_;
+};
+
+// One append of a table's rows: every column's arrays read in place (held by references until
+// the promise settles; the caller must not change them meanwhile).
+class AppendTableWorker : public PromiseWorker {
+ public:
+  AppendTableWorker(Napi::Env env, WriterRef state, uint32_t table) : PromiseWorker(env, "tetration:appendTable"),
+      state_(std::move(state)), table_(table) {}
+  void Hold(const Napi::TypedArray& a) { keep_.push_back(Napi::Persistent(a.As<Napi::Object>())); }
+  std::vector<ColumnBatch> batches;
+
+ protected:
+  void Run() override {
+    std::shared_lock<std::shared_mutex> lock(state_->mu);
+    LiveWriter(*state_).append_table(table_, batches);
+  }
+  Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
+
+ private:
+  WriterRef state_;
+  uint32_t table_;
+  std::vector<Napi::ObjectReference> keep_;
 };
 
 std::string StringField(Napi::Env env, const Napi::Object& o, const char* key) {
@@ -206,6 +229,104 @@ Napi::Value WriterAbort(const Napi::CallbackInfo& info) {
       state->closed_by = "abort";
     }
     return env.Undefined();
+  });
+}
+
+}  // namespace tet::napi
+
+namespace tet::napi {
+
+// writerAddTable(writer, name, dataset, axis (-1 = standalone), columns: [{name, kind, unit, utc, nullable}])
+Napi::Value WriterAddTable(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
+    std::string name = StringArg(info, 1, "name");
+    std::string dataset = StringArg(info, 2, "dataset");
+    Napi::Value ax = Arg(info, 3, "axis");
+    if (!ax.IsNumber()) ThrowArg(env, "axis must be a number");
+    const double axd = ax.As<Napi::Number>().DoubleValue();
+    if (!(axd == -1 || (axd >= 0 && axd < 8 && axd == static_cast<uint32_t>(axd)))) ThrowArg(env, "axis must be -1 or 0..7");
+    const uint32_t axis = axd < 0 ? cells::kNoAxis : static_cast<uint32_t>(axd);
+    Napi::Value cv = Arg(info, 4, "columns");
+    if (!cv.IsArray()) ThrowArg(env, "columns must be an array");
+    Napi::Array arr = cv.As<Napi::Array>();
+    std::vector<cells::ColumnSchema> cols;
+    for (uint32_t i = 0; i < arr.Length(); ++i) {
+      Napi::Value e = arr.Get(i);
+      if (!e.IsObject()) ThrowArg(env, "columns[" + std::to_string(i) + "] must be an object");
+      Napi::Object o = e.As<Napi::Object>();
+      cells::ColumnSchema c;
+      c.name = StringField(env, o, "name");
+      const uint64_t kind = U64Of(env, o.Get("kind"), "column kind");
+      if (kind > 255 || !cells::kind_is_known(static_cast<uint8_t>(kind))) ThrowArg(env, "unknown column kind " + std::to_string(kind));
+      c.kind = static_cast<cells::Kind>(kind);
+      const uint64_t unit = U64Of(env, o.Get("unit"), "column unit");
+      if (unit > 3) ThrowArg(env, "unknown timestamp unit " + std::to_string(unit));
+      c.unit = static_cast<cells::TimeUnit>(unit);
+      c.utc = o.Get("utc").ToBoolean();
+      c.nullable = o.Get("nullable").ToBoolean();
+      cols.push_back(std::move(c));
+    }
+    std::unique_lock<std::shared_mutex> lock(state->mu);
+    return Napi::Number::New(env, LiveWriter(*state).add_table(name, dataset, axis, cols));
+  });
+}
+
+// writerAppendTable(writer, tableId, rows, columns: [{data, offsets?, valid?}]) -> Promise
+Napi::Value WriterAppendTable(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return GuardAsync(env, [&]() -> Napi::Value {
+    WriterRef state = UnwrapWriter(Arg(info, 0, "writer"));
+    const uint64_t table = U64Arg(info, 1, "table");
+    const uint64_t rows = U64Arg(info, 2, "rows");
+    Napi::Value cv = Arg(info, 3, "columns");
+    if (!cv.IsArray()) ThrowArg(env, "columns must be an array");
+    if (table > UINT32_MAX) ThrowArg(env, "table id out of range");
+    auto* w = new AppendTableWorker(env, std::move(state), static_cast<uint32_t>(table));
+    try {
+      Napi::Array arr = cv.As<Napi::Array>();
+      for (uint32_t i = 0; i < arr.Length(); ++i) {
+        Napi::Value e = arr.Get(i);
+        if (!e.IsObject()) ThrowArg(env, "columns[" + std::to_string(i) + "] must be an object");
+        Napi::Object o = e.As<Napi::Object>();
+        ColumnBatch b;
+        b.rows = rows;
+        const std::string at = "columns[" + std::to_string(i) + "]";
+        Napi::Value d = o.Get("data");
+        if (!d.IsTypedArray()) ThrowArg(env, at + ".data must be a typed array");
+        Napi::TypedArray ta = d.As<Napi::TypedArray>();
+        const size_t esize = ta.ByteLength() / std::max<size_t>(ta.ElementLength(), 1);
+        b.data = static_cast<uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
+        b.elem_bytes = static_cast<uint32_t>(esize);
+        w->Hold(ta);
+        Napi::Value off = o.Get("offsets");
+        if (off.IsTypedArray()) {
+          Napi::TypedArray oa = off.As<Napi::TypedArray>();
+          if (oa.TypedArrayType() != napi_uint32_array || oa.ElementLength() != rows + 1)
+            ThrowArg(env, at + ".offsets must be a Uint32Array of rows + 1 entries");
+          b.offsets = reinterpret_cast<const uint32_t*>(static_cast<uint8_t*>(oa.ArrayBuffer().Data()) + oa.ByteOffset());
+          b.bytes_len = ta.ByteLength();
+          w->Hold(oa);
+        } else {
+          if (ta.ElementLength() != rows || (esize != 8 && esize != 1))
+            ThrowArg(env, at + ".data must hold rows elements of 8 bytes (1 for bool)");
+        }
+        Napi::Value v = o.Get("valid");
+        if (v.IsTypedArray()) {
+          Napi::TypedArray va = v.As<Napi::TypedArray>();
+          if (va.TypedArrayType() != napi_uint8_array || va.ElementLength() != rows)
+            ThrowArg(env, at + ".valid must be a Uint8Array of rows entries");
+          b.valid = static_cast<uint8_t*>(va.ArrayBuffer().Data()) + va.ByteOffset();
+          w->Hold(va);
+        }
+        w->batches.push_back(b);
+      }
+    } catch (...) {
+      delete w;
+      throw;
+    }
+    return w->Start();
   });
 }
 

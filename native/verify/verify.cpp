@@ -8,9 +8,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cells/region.h"
+#include "format/footer.h"
 #include "tet/error.h"
 #include "util/checked.h"
 #include "util/io.h"
+#include "util/json.h"
+#include "util/xxh64.h"
 
 namespace tet {
 
@@ -54,17 +58,13 @@ VerifyOpenResult verify_open(const std::string& path) {
   }
 }
 
-uint64_t repair_footer(const std::string& path) {
-  OpenOptions lenient;
-  lenient.verify_footer = false;
-  std::shared_ptr<File> f = File::open(path, lenient);
-  const Catalog& cat = f->catalog();
-  // payload_limit is the start of the footer region (spill or history_json) when it could be
-  // located, else the file length: either way every chunk payload lies before it.
-  const uint64_t keep = (cat.flags & 1) ? cat.footer.payload_limit : cat.file_len;
-  std::vector<uint8_t> head(f->base(), f->base() + 32);
-  store_u32le(head.data() + 12, cat.flags & ~uint32_t(1));
+namespace {
 
+// Atomically replaces `path` with `head` followed by the file's bytes [keep_from, keep_to) and
+// then `tail`: temp file beside it (same mode), fsync, the source checked unchanged, rename,
+// directory fsync. Returns the new length.
+uint64_t rewrite_file(const std::string& path, const File& f, const std::vector<uint8_t>& head, uint64_t keep_from,
+                      uint64_t keep_to, const std::string& tail) {
   std::string tmp = temp_path_beside(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) fail("TET_WRITE_IO", "cannot create a temp file beside '" + path + "': " + errno_text(errno));
@@ -76,12 +76,20 @@ uint64_t repair_footer(const std::string& path) {
   };
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) ::fchmod(fd, st.st_mode & 07777);  // keep the original mode
-  if (int err = pwrite_full(fd, head.data(), head.size(), 0)) bail("cannot write", err);
-  if (keep > 32)
-    if (int err = pwrite_full(fd, f->base() + 32, static_cast<size_t>(keep - 32), 32)) bail("cannot write", err);
+  uint64_t at = 0;
+  if (int err = pwrite_full(fd, head.data(), head.size(), at)) bail("cannot write", err);
+  at += head.size();
+  if (keep_to > keep_from) {
+    if (int err = pwrite_full(fd, f.base() + keep_from, static_cast<size_t>(keep_to - keep_from), at)) bail("cannot write", err);
+    at += keep_to - keep_from;
+  }
+  if (!tail.empty()) {
+    if (int err = pwrite_full(fd, tail.data(), tail.size(), at)) bail("cannot write", err);
+    at += tail.size();
+  }
   if (::fsync(fd) != 0) bail("cannot fsync", errno);
   try {
-    f->check_unchanged();
+    f.check_unchanged();
   } catch (const Error&) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -95,7 +103,77 @@ uint64_t repair_footer(const std::string& path) {
   }
   if (int err = fsync_dir_of(path))
     fail("TET_WRITE_IO", "'" + path + "' was repaired but its directory could not be fsynced: " + errno_text(err));
-  return keep;
+  return at;
 }
 
+}  // namespace
+
+uint64_t repair_footer(const std::string& path) {
+  OpenOptions lenient;
+  lenient.verify_footer = false;
+  std::shared_ptr<File> f = File::open(path, lenient);
+  const Catalog& cat = f->catalog();
+  // payload_limit is the start of the footer region (spill or history_json) when it could be
+  // located, else the file length: either way every chunk payload lies before it.
+  const uint64_t keep = (cat.flags & 1) ? cat.footer.payload_limit : cat.file_len;
+  std::vector<uint8_t> head(f->base(), f->base() + 32);
+  store_u32le(head.data() + 12, cat.flags & ~uint32_t(1));
+  return rewrite_file(path, *f, head, 32, keep, "");
+}
+
+std::vector<VerifyFinding> verify_tables(const File& file, bool deep) {
+  std::vector<VerifyFinding> out;
+  const Footer& ft = file.catalog().footer;
+  if (!ft.present || !ft.cells_present) return out;
+  auto finding = [&](const std::string& code, const std::string& msg) {
+    out.push_back({"error", code, "cells_invalid", msg + " (tet repair --apply cells_invalid drops the tables, keeping the tensors)"});
+  };
+  file.check_unchanged();
+  if (ft.cells_error.empty() && cells::TablesRegion::checksum(file.base() + ft.cells_offset, ft.cells_len) != ft.cells_xxh64) {
+    finding("TET_CELLS_INVALID", "tables region: its xxh64 checksum does not match the footer's");
+  }
+  const cells::TablesRegion* r = nullptr;
+  try {
+    r = file.tables();
+  } catch (const Error& e) {
+    finding(e.code(), e.what());
+    return out;
+  }
+  for (size_t t = 0; t < r->tables().size(); ++t) {
+    const cells::TableInfo& ti = r->tables()[t];
+    for (size_t c = 0; c < ti.columns.size(); ++c) {
+      const std::string where = "table '" + ti.name + "', column '" + ti.columns[c].schema.name + "': ";
+      try {
+        for (const cells::MetablockRef& m : r->metablocks(t, c)) {
+          if (m.kind == static_cast<uint16_t>(cells::MetablockKind::DistinctSketch)) (void)cells::DistinctSketch::decode(m.body, m.len);
+          if (m.kind == static_cast<uint16_t>(cells::MetablockKind::BlockIndex)) (void)cells::BlockIndex::decode(m.body, m.len);
+        }
+        cells::CellRef root = r->column(t, c);
+        if (deep && root) cells::verify_column_deep(*root, r->context(t, c));
+      } catch (const Error& e) {
+        finding(e.code(), where + e.what());
+      }
+    }
+  }
+  return out;
+}
+
+uint64_t repair_cells(const std::string& path) {
+  std::shared_ptr<File> f = File::open(path);
+  const Catalog& cat = f->catalog();
+  const Footer& ft = cat.footer;
+  if (!ft.present || !ft.cells_present)
+    fail("TET_QUERY_REPAIR_NOT_APPLICABLE", "'" + path + "' has no tables region to drop");
+  // The tensors end where the region starts (or, for an unusable reference, where the footer does).
+  const bool sane = ft.cells_error.empty();
+  const uint64_t keep = sane ? ft.cells_offset : ft.payload_limit;
+  JsonValue root;
+  std::string err;
+  if (!json_parse(ft.history_json.data(), ft.history_json.size(), &root, &err))
+    fail("TET_FOOTER_INVALID", "the footer JSON does not parse: " + err);
+  const JsonValue* hist = root.find("history");
+  const std::string history = hist ? json_serialize(*hist) : "[]";
+  std::vector<uint8_t> head(f->base(), f->base() + 32);
+  return rewrite_file(path, *f, head, 32, keep, footer_region_bytes(keep, history, ft.metadata_json, ""));
+}
 }  // namespace tet

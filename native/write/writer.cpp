@@ -25,6 +25,7 @@
 #include "util/io.h"
 #include "util/json.h"
 #include "util/utf8.h"
+#include "write/table_set.h"
 
 namespace tet {
 namespace {
@@ -59,6 +60,8 @@ struct Writer::Impl {
   uint64_t index_offset = 32, index_length = 0, write_pos = 32;
   bool has_footer = false;
   std::string history_json = "[]", metadata_json;
+  std::unique_ptr<TableSet> tables;  // created by the first add_table
+  std::mutex tables_mu;              // held by appends (which encode) instead of mu
   std::mutex mu;
 
   struct Reserved { uint64_t linear = 0; CodecChoice choice = CodecChoice::Raw; int level = 3; };
@@ -154,19 +157,35 @@ struct Writer::Impl {
   }
 
   // history_json text and optional spill bytes, given where the footer region starts.
-  void footer_bytes(uint64_t start, std::string& spill, std::string& json) const {
-    json = "{\"history\":" + history_json;
-    if (!metadata_json.empty()) {
-      std::string inline_json = json + ",\"metadata\":" + metadata_json + "}";
-      if (inline_json.size() <= kMetadataInlineLimit) {
-        json = std::move(inline_json);
-        return;
-      }
-      spill = metadata_json;
-      json += ",\"metadata_ref\":{\"offset\":" + u64s(start) + ",\"len\":" + u64s(spill.size()) + "}}";
-      return;
+  // Lays the tables region out at the next 64-aligned offset; returns the footer member.
+  std::string write_tables() {
+    for (const TableSet::Binding& b : tables->bindings()) {
+      const DatasetState* d = nullptr;
+      for (const auto& ds : datasets)
+        if (ds.spec.name == b.dataset) d = &ds;
+      if (!d) fail("TET_WRITE_ARGUMENT", "axis table '" + b.table + "' is bound to dataset '" + b.dataset + "', which was not added");
+      if (b.axis >= d->info.ndim)
+        fail("TET_WRITE_ARGUMENT", "axis table '" + b.table + "' is bound to axis " + u64s(b.axis) + " of '" + b.dataset +
+                                       "', which has " + u64s(d->info.ndim) + " axes");
+      if (b.rows != d->info.shape[b.axis])
+        fail("TET_WRITE_ARGUMENT", "axis table '" + b.table + "' has " + u64s(b.rows) + " rows; axis " + u64s(b.axis) +
+                                       " of '" + b.dataset + "' has length " + u64s(d->info.shape[b.axis]));
     }
-    json += "}";
+    const uint64_t start = (write_pos + 63) & ~uint64_t(63);
+    uint64_t at = start;
+    if (start > write_pos) {
+      static const uint8_t kZeros[64] = {};
+      if (int err = pwrite_full(fd, kZeros, start - write_pos, write_pos)) io_fail("cannot write the tables region of", err);
+    }
+    const cells::RegionSummary sum = tables->write([&](const void* p, size_t n) {
+      if (int err = pwrite_full(fd, p, n, at)) io_fail("cannot write the tables region of", err);
+      at += n;
+    });
+    write_pos = at;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sum.xxh64));
+    return ",\"cells\":{\"offset\":" + u64s(start) + ",\"len\":" + u64s(sum.len) + ",\"version\":1,\"xxh64\":\"" +
+           hex + "\"}";
   }
 };
 
@@ -526,6 +545,29 @@ void Writer::set_footer(const std::string& history_array_json, const std::string
   m.metadata_json = std::move(meta);
 }
 
+uint32_t Writer::add_table(const std::string& name, const std::string& dataset, uint32_t axis,
+                          const std::vector<cells::ColumnSchema>& columns) {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  m.require_open("add_table");
+  if (!m.tables) m.tables = std::make_unique<TableSet>(dir_of(m.path));
+  std::lock_guard<std::mutex> tlock(m.tables_mu);
+  return m.tables->add_table(name, dataset, axis, columns);
+}
+
+void Writer::append_table(uint32_t table_id, const std::vector<ColumnBatch>& columns) {
+  Impl& m = *impl_;
+  TableSet* tables = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(m.mu);
+    m.require_open("append_table");
+    tables = m.tables.get();
+  }
+  if (!tables) fail("TET_WRITE_ARGUMENT", "append names table id " + u64s(table_id) + ", which was not added");
+  std::lock_guard<std::mutex> lock(m.tables_mu);
+  tables->append(table_id, columns);
+}
+
 void Writer::commit() {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> lock(m.mu);
@@ -542,17 +584,16 @@ void Writer::commit() {
                                           " chunks were not written (e.g. " + coords_text(cv) + ")");
     }
   }
+  std::string cells_member;
+  if (m.tables && m.tables->table_count()) {
+    std::lock_guard<std::mutex> tlock(m.tables_mu);
+    cells_member = m.write_tables();
+    m.has_footer = true;  // the region is found through the footer
+  }
   std::vector<uint8_t> header = m.header_bytes();
   if (int err = pwrite_full(m.fd, header.data(), header.size(), 0)) m.io_fail("cannot write the header of", err);
   if (m.has_footer) {
-    std::string spill, json;
-    m.footer_bytes(m.write_pos, spill, json);
-    std::string tail = spill + json;
-    uint8_t t[16];
-    store_u64le(t, json.size());
-    store_u32le(t + 8, 1);
-    std::memcpy(t + 12, "THST", 4);
-    tail.append(reinterpret_cast<const char*>(t), 16);
+    const std::string tail = footer_region_bytes(m.write_pos, m.history_json, m.metadata_json, cells_member);
     if (int err = pwrite_full(m.fd, tail.data(), tail.size(), m.write_pos)) m.io_fail("cannot write the footer of", err);
   }
   if (::fsync(m.fd) != 0) m.io_fail("cannot fsync", errno);

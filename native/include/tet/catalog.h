@@ -50,6 +50,12 @@ struct Footer {
                                        // inline or read from metadata_ref spill
   bool metadata_spilled = false;
   uint64_t payload_limit = 0;          // payloads must end at or before this offset
+  // The tables region reference ("cells": {"offset", "len", "version", "xxh64"}), an extension a
+  // v1 reader ignores. A malformed reference does not fail the open: tensors stay readable and
+  // cells_error says what is wrong (tables access, verify and repair report it).
+  bool cells_present = false;
+  uint64_t cells_offset = 0, cells_len = 0, cells_version = 0, cells_xxh64 = 0;
+  std::string cells_error;
 };
 
 struct Catalog {

@@ -2,12 +2,17 @@
 // structure (bounds-checked, overflow-safe) and builds the chunk lookup once.
 #pragma once
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "tet/chunk_source.h"
 #include "tet/error.h"
 
 namespace tet {
+
+namespace cells {
+class TablesRegion;
+}
 
 struct OpenOptions {
   bool verify_footer = true;  // a corrupt footer is an error (tet repair opens with false)
@@ -34,6 +39,13 @@ class File : public ChunkSource {
   const std::string& path() const { return path_; }
   const uint8_t* base() const { return base_; }
 
+  // The tables region (docs/format-tables.md), parsed on first call; null when the file has
+  // none. Throws TET_CELLS_INVALID when the footer's reference or the region is malformed, the
+  // region overlaps the tensors' bytes, or an axis table's binding disagrees with the catalog
+  // (unknown dataset, axis past ndim, rows other than the axis length). Columns are validated
+  // when first read (TablesRegion::column).
+  const cells::TablesRegion* tables() const;
+
  private:
   File() = default;
   std::string path_;
@@ -43,6 +55,9 @@ class File : public ChunkSource {
   int64_t mtime_ns_ = 0;  // modification time at open; check_unchanged compares it
   bool owns_mapping_ = false;
   Catalog catalog_;
+  mutable std::mutex tables_mu_;
+  mutable std::unique_ptr<cells::TablesRegion> tables_;
+  mutable bool tables_parsed_ = false;
 };
 
 // Parse and validate a whole file image into a Catalog (throws tet::Error).

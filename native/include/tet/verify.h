@@ -41,4 +41,16 @@ VerifyOpenResult verify_open(const std::string& path);
 // (TET_WRITE_IO for I/O failures; the temp file is removed). Returns the new file length.
 uint64_t repair_footer(const std::string& path);
 
+// The tables region (docs/format-tables.md): its footer reference, whole-region checksum, every
+// record, every column's blocks (validated as at first read) and the metablocks of known kinds.
+// With `deep`, every block is also decoded and its zone map, SORTED flag, NaN and null counts
+// recomputed. One finding per problem, each with recommendation "cells_invalid"; none for a
+// file without tables. Throws only TET_IO_FILE_CHANGED.
+std::vector<VerifyFinding> verify_tables(const File& file, bool deep);
+
+// `tet repair --apply cells_invalid`: atomically rewrites `path` without its tables region and
+// without the footer's "cells" member, keeping tensors, history and metadata (same temp-file,
+// fsync, rename discipline as repair_footer). Returns the new file length.
+uint64_t repair_cells(const std::string& path);
+
 }  // namespace tet

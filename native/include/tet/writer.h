@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "cells/region.h"
 #include "tet/catalog.h"
 
 namespace tet {
+
+struct ColumnBatch;
 
 enum class CodecChoice : uint32_t { Raw = 0, Zstd = 1, Auto = 2 };
 
@@ -38,6 +41,12 @@ class Writer {
   // Footer JSON object text ({"history":[...],"metadata":{...}}); empty = no footer.
   // Metadata over 64 KiB is spilled (metadata_ref) by the writer.
   void set_footer(const std::string& history_array_json, const std::string& metadata_object_json);
+  // Tables (docs/format-tables.md), before or after the tiles. `axis` cells::kNoAxis = a
+  // standalone table, else the bound axis of `dataset`, whose length must equal the table's rows
+  // at commit. Returns the table id for append_table (write/table_set.h for the batch forms).
+  uint32_t add_table(const std::string& name, const std::string& dataset, uint32_t axis,
+                     const std::vector<cells::ColumnSchema>& columns);
+  void append_table(uint32_t table_id, const std::vector<ColumnBatch>& columns);
   void commit();
   void abort();
 
