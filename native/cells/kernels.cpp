@@ -1,0 +1,661 @@
+#include "cells/kernels.h"
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+
+#include "cells/bitpack.h"
+#include "cells/column.h"
+#include "cells/encoding.h"
+#include "cells/numeric.h"
+#include "tet/error.h"
+
+namespace tet::cells {
+
+namespace {
+
+constexpr uint32_t kMaskWords = kBlockLanes / 64;
+
+// ---- masks ---------------------------------------------------------------------------------
+
+const uint64_t* validity_words(const Cell& b) { return reinterpret_cast<const uint64_t*>(b.validity()); }
+
+// The bits of mask word w that fall inside [0, len).
+uint64_t rows_in_word(uint64_t len, uint32_t w) {
+  const uint64_t lo = uint64_t(w) * 64;
+  if (len >= lo + 64) return ~uint64_t(0);
+  if (len <= lo) return 0;
+  return (uint64_t(1) << (len - lo)) - 1;
+}
+
+// out &= present rows of b.
+void keep_present(const Cell& b, BlockMask& out) {
+  const uint64_t* v = validity_words(b);
+  for (uint32_t w = 0; w < kMaskWords; ++w) out.words[w] &= (v ? v[w] : ~uint64_t(0)) & rows_in_word(b.len, w);
+}
+
+Resolved resolve_as(const Cell& b, Resolved r, BlockMask& out) {
+  std::memset(out.words, r == Resolved::AllTrue ? 0xff : 0, sizeof out.words);
+  keep_present(b, out);
+  return r;
+}
+
+template <class F>
+void for_each_selected(const BlockMask& m, uint64_t len, F&& f) {
+  for (uint32_t w = 0; w < kMaskWords; ++w) {
+    uint64_t bits = m.words[w] & rows_in_word(len, w);
+    while (bits) {
+      f(w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits)));
+      bits &= bits - 1;
+    }
+  }
+}
+
+// The last row a mask selects, or -1.
+int64_t last_selected(const BlockMask& m, uint64_t len) {
+  for (int w = kMaskWords - 1; w >= 0; --w) {
+    const uint64_t bits = m.words[w] & rows_in_word(len, static_cast<uint32_t>(w));
+    if (bits) return int64_t(w) * 64 + 63 - __builtin_clzll(bits);
+  }
+  return -1;
+}
+
+// ---- comparisons ---------------------------------------------------------------------------
+
+template <CmpOp Op, class T>
+inline bool holds(T x, T c) {
+  if constexpr (Op == CmpOp::Eq) return x == c;
+  else if constexpr (Op == CmpOp::Ne) return !(x == c);  // IEEE: NaN is unequal to everything
+  else if constexpr (Op == CmpOp::Lt) return x < c;
+  else if constexpr (Op == CmpOp::Le) return x <= c;
+  else if constexpr (Op == CmpOp::Gt) return x > c;
+  else return x >= c;
+}
+
+// Calls f(std::integral_constant<CmpOp, op>) so loops are specialised per operator.
+template <class F>
+void with_op(CmpOp op, F&& f) {
+  switch (op) {
+    case CmpOp::Eq: f(std::integral_constant<CmpOp, CmpOp::Eq>{}); break;
+    case CmpOp::Ne: f(std::integral_constant<CmpOp, CmpOp::Ne>{}); break;
+    case CmpOp::Lt: f(std::integral_constant<CmpOp, CmpOp::Lt>{}); break;
+    case CmpOp::Le: f(std::integral_constant<CmpOp, CmpOp::Le>{}); break;
+    case CmpOp::Gt: f(std::integral_constant<CmpOp, CmpOp::Gt>{}); break;
+    case CmpOp::Ge: f(std::integral_constant<CmpOp, CmpOp::Ge>{}); break;
+  }
+}
+
+// What bounds alone prove, when every present value lies in [lo, hi] (no NaN among them).
+template <class T>
+std::optional<Resolved> resolve_by_bounds(CmpOp op, T c, T lo, T hi) {
+  const bool below = c < lo, above = hi < c, single = lo == c && hi == c;
+  switch (op) {
+    case CmpOp::Eq: if (below || above) return Resolved::AllFalse; if (single) return Resolved::AllTrue; break;
+    case CmpOp::Ne: if (below || above) return Resolved::AllTrue; if (single) return Resolved::AllFalse; break;
+    case CmpOp::Lt: if (above) return Resolved::AllTrue; if (!(lo < c)) return Resolved::AllFalse; break;
+    case CmpOp::Le: if (!(c < hi)) return Resolved::AllTrue; if (below) return Resolved::AllFalse; break;
+    case CmpOp::Gt: if (below) return Resolved::AllTrue; if (!(c < hi)) return Resolved::AllFalse; break;
+    case CmpOp::Ge: if (!(lo < c)) return Resolved::AllTrue; if (above) return Resolved::AllFalse; break;
+  }
+  return std::nullopt;
+}
+
+// Mask words over n lanes: bit j = holds<Op>(value(j), c).
+template <CmpOp Op, class T, class Value>
+void compare_lanes(uint32_t n, T c, uint64_t* words, Value&& value) {
+  for (uint32_t w = 0; w * 64 < n; ++w) {
+    const uint32_t m = n - w * 64 < 64 ? n - w * 64 : 64;
+    uint64_t bits = 0;
+    for (uint32_t j = 0; j < m; ++j) bits |= uint64_t(holds<Op>(value(w * 64 + j), c)) << j;
+    words[w] = bits;
+  }
+}
+
+// ---- Int helpers ---------------------------------------------------------------------------
+
+// Bounds the header proves for every present row of an Int block.
+bool int_bounds(const Cell& b, int64_t* lo, int64_t* hi) {
+  if (b.has(attr::kHasZonemap)) {
+    *lo = as_i64(b.meta[2]), *hi = as_i64(b.meta[3]);
+    return true;
+  }
+  if (b.enc_v() == Enc::Constant) {
+    *lo = *hi = as_i64(b.meta[0]);
+    return true;
+  }
+  if (b.enc_v() == Enc::Sequence) {
+    const SequenceSpan s = sequence_span(b);
+    *lo = s.lo, *hi = s.hi;
+    return !s.wraps;
+  }
+  return false;
+}
+
+// Calls f(const Lane*) with the tier's lanes at their type.
+template <class F>
+void with_lanes(const IntTier& t, F&& f) {
+  switch (t.bits) {
+    case 8: f(t.as<uint8_t>()); break;
+    case 16: f(t.as<uint16_t>()); break;
+    case 32: f(t.as<uint32_t>()); break;
+    default: f(t.as<uint64_t>()); break;
+  }
+}
+
+template <class Lane>
+constexpr uint64_t lane_max() { return static_cast<uint64_t>(static_cast<Lane>(~Lane(0))); }
+
+// For's residuals, 64 at a time at the narrowest lane type of the width: f(first_row, lanes, n).
+template <class Lane, class F>
+void for_each_residual_group(const Cell& b, F&& f) {
+  const uint64_t* words = payload_words(b);
+  const unsigned w = packed_width(b);
+  Lane group[kGroupLanes];
+  for (uint32_t g = 0; uint64_t(g) * kGroupLanes < b.len; ++g) {
+    unpack_groups(words, w, g, 1, group);
+    const uint32_t first = g * kGroupLanes;
+    f(first, static_cast<const Lane*>(group), b.len - first < kGroupLanes ? uint32_t(b.len - first) : kGroupLanes);
+  }
+}
+
+template <class F>
+void with_residual_lane(unsigned w, F&& f) {
+  if (w <= 8) f(uint8_t{});
+  else if (w <= 16) f(uint16_t{});
+  else if (w <= 32) f(uint32_t{});
+  else f(uint64_t{});
+}
+
+uint64_t frame_span(unsigned w) { return w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1; }
+
+// ---- Int sum -------------------------------------------------------------------------------
+
+__int128 sum_tier(const Cell& b, const IntTier& t, uint64_t present) {
+  __int128 s = 0;
+  if (t.bits < 64) {
+    // Narrow lanes: value = offset + lane exactly, a null lane is 0.
+    uint64_t lanes = 0;
+    with_lanes(t, [&](const auto* l) { for (uint32_t i = 0; i < t.count; ++i) lanes += l[i]; });
+    return __int128(t.offset) * present + lanes;
+  }
+  const uint64_t* l = t.as<uint64_t>();
+  const uint64_t off = bits_of(t.offset);
+  for (uint32_t i = 0; i < t.count; ++i) s += as_i64(off + l[i]);
+  // Each null lane (0) counted the offset once.
+  return s - __int128(t.offset) * (b.len - present);
+}
+
+__int128 sum_for(const Cell& b, uint64_t present) {
+  __int128 residuals = 0;
+  with_residual_lane(packed_width(b), [&](auto lane) {
+    using Lane = decltype(lane);
+    for_each_residual_group<Lane>(b, [&](uint32_t, const Lane* r, uint32_t n) {
+      uint64_t s = 0;  // ≤ 64 residuals of ≤ 64 bits: add in 128 per group
+      __int128 wide = 0;
+      if constexpr (sizeof(Lane) < 8) {
+        for (uint32_t j = 0; j < n; ++j) s += r[j];
+        wide = s;
+      } else {
+        for (uint32_t j = 0; j < n; ++j) wide += r[j];
+      }
+      residuals += wide;
+    });
+  });
+  return __int128(as_i64(b.meta[0])) * present + residuals;
+}
+
+__int128 sum_delta(const Cell& b) {
+  const uint8_t* v = b.validity();
+  __int128 s = 0;
+  delta_scan(b, static_cast<uint32_t>(b.len), [&](uint32_t row, uint64_t x) {
+    s += as_i64(x & (uint64_t(0) - uint64_t(row_valid(v, row))));
+  });
+  return s;
+}
+
+// ---- Float helpers -------------------------------------------------------------------------
+
+// The block's f64 lanes: in place for Plain, else decoded into the scratch.
+const double* float_lanes(const Cell& b, TierScratch& s) {
+  if (b.enc_v() == Enc::Plain) return reinterpret_cast<const double*>(b.payload);
+  double* out = s.as<double>();
+  decode_rows(b, 0, static_cast<uint32_t>(b.len), out);
+  return out;
+}
+
+const uint8_t* bool_lanes(const Cell& b, TierScratch& s) {
+  if (b.enc_v() == Enc::Plain) return b.payload;
+  uint8_t* out = s.as<uint8_t>();
+  decode_rows(b, 0, static_cast<uint32_t>(b.len), out);
+  return out;
+}
+
+bool float_less(double a, double b) { return a < b || (a == b && std::signbit(a) && !std::signbit(b)); }
+
+void require(const Cell& b, Physical p, const char* kernel) {
+  if (physical_of(b.kind_v()) != p || b.enc_v() == Enc::Directory)
+    throw Error(Code::TET_INTERNAL, std::string("cells: ") + kernel + " on a " + kind_name(b.kind_v()) + " " + enc_name(b.enc_v()) + " block");
+}
+
+template <class Out>
+void push_selected(Out& out, std::vector<uint8_t>* valid_out, typename Out::value_type value, bool present) {
+  out.push_back(present ? value : typename Out::value_type(0));
+  if (valid_out) valid_out->push_back(present ? 1 : 0);
+}
+
+}  // namespace
+
+uint64_t BlockMask::count() const {
+  uint64_t n = 0;
+  for (uint64_t w : words) n += static_cast<uint64_t>(__builtin_popcountll(w));
+  return n;
+}
+
+double canonical_sum(const double* x, uint32_t n) {
+  if (n <= 128) {
+    double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (uint32_t j = 0; j < 8; ++j) a[j] += x[i + j];
+    for (uint32_t j = 0; i + j < n; ++j) a[j] += x[i + j];
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+  }
+  uint32_t half = n / 2;
+  half -= half % 8;
+  return canonical_sum(x, half) + canonical_sum(x + half, n - half);
+}
+
+uint64_t count(const Cell& block) { return valid_count(block); }
+
+// ---- Int -----------------------------------------------------------------------------------
+
+IntSum sum_int(const Cell& b, TierScratch& s) {
+  require(b, Physical::Int, "sum_int");
+  IntSum r;
+  r.valid = valid_count(b);
+  switch (b.enc_v()) {
+    case Enc::Constant: r.sum = __int128(as_i64(b.meta[0])) * r.valid; break;
+    case Enc::For: r.sum = sum_for(b, r.valid); break;
+    case Enc::Delta: r.sum = sum_delta(b); break;
+    default: r.sum = sum_tier(b, decode_tier(b, 0, static_cast<uint32_t>(b.len), s), r.valid); break;
+  }
+  return r;
+}
+
+IntMinMax min_max_int(const Cell& b, TierScratch& s) {
+  require(b, Physical::Int, "min_max_int");
+  IntMinMax r;
+  r.valid = valid_count(b);
+  if (r.valid == 0) return r;
+  // Header bounds are exact for a zone map and a Constant; a Sequence's span is exact only
+  // when every row is present.
+  const bool exact_bounds = b.has(attr::kHasZonemap) || b.enc_v() == Enc::Constant ||
+                            (b.enc_v() == Enc::Sequence && !b.has(attr::kHasNulls));
+  if (exact_bounds && int_bounds(b, &r.min, &r.max)) return r;
+  const IntTier t = decode_tier(b, 0, static_cast<uint32_t>(b.len), s);
+  const uint8_t* v = b.validity();
+  if (t.bits < 64) {
+    with_lanes(t, [&](const auto* l) {
+      using Lane = std::remove_const_t<std::remove_pointer_t<decltype(l)>>;
+      Lane lo = static_cast<Lane>(lane_max<Lane>()), hi = 0;
+      for (uint32_t i = 0; i < t.count; ++i) {
+        const bool p = row_valid(v, i);
+        const Lane x = l[i];
+        lo = p && x < lo ? x : lo;
+        hi = p && x > hi ? x : hi;
+      }
+      r.min = t.offset + int64_t(lo);
+      r.max = t.offset + int64_t(hi);
+    });
+    return r;
+  }
+  const uint64_t* l = t.as<uint64_t>();
+  const uint64_t off = bits_of(t.offset);
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (uint32_t i = 0; i < t.count; ++i) {
+    const bool p = row_valid(v, i);
+    const int64_t x = as_i64(off + l[i]);
+    lo = p && x < lo ? x : lo;
+    hi = p && x > hi ? x : hi;
+  }
+  r.min = lo, r.max = hi;
+  return r;
+}
+
+Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScratch& s) {
+  require(b, Physical::Int, "compare_int");
+  if (valid_count(b) == 0) return resolve_as(b, Resolved::AllFalse, out);
+  int64_t lo, hi;
+  if (int_bounds(b, &lo, &hi))
+    if (auto r = resolve_by_bounds(op, c, lo, hi)) return resolve_as(b, *r, out);
+  const uint32_t n = static_cast<uint32_t>(b.len);
+  std::memset(out.words, 0, sizeof out.words);
+  if (b.enc_v() == Enc::For) {
+    // The frame [base, base + 2^w) bounds every value: outside it the answer is known.
+    const __int128 base = as_i64(b.meta[0]), cc = c;
+    const unsigned w = packed_width(b);
+    if (auto r = resolve_by_bounds<__int128>(op, cc, base, base + frame_span(w))) return resolve_as(b, *r, out);
+    const uint64_t rebased = static_cast<uint64_t>(cc - base);  // in [0, 2^w): compare residuals only
+    with_residual_lane(w, [&](auto lane) {
+      using Lane = decltype(lane);
+      const Lane rc = static_cast<Lane>(rebased);
+      with_op(op, [&](auto o) {
+        for_each_residual_group<Lane>(b, [&](uint32_t first, const Lane* r, uint32_t m) {
+          compare_lanes<decltype(o)::value>(m, rc, out.words + first / 64, [&](uint32_t j) { return r[j]; });
+        });
+      });
+    });
+  } else if (b.enc_v() == Enc::Delta) {
+    with_op(op, [&](auto o) {
+      delta_scan(b, n, [&](uint32_t row, uint64_t x) {
+        out.words[row >> 6] |= uint64_t(holds<decltype(o)::value>(as_i64(x), c)) << (row & 63);
+      });
+    });
+  } else {
+    const IntTier t = decode_tier(b, 0, n, s);
+    if (t.bits < 64) {
+      const __int128 off = t.offset, cc = c;
+      with_lanes(t, [&](const auto* l) {
+        using Lane = std::remove_const_t<std::remove_pointer_t<decltype(l)>>;
+        if (auto r = resolve_by_bounds<__int128>(op, cc, off, off + lane_max<Lane>())) {
+          resolve_as(b, *r, out);
+          return;
+        }
+        const Lane rc = static_cast<Lane>(static_cast<uint64_t>(cc - off));
+        with_op(op, [&](auto o) { compare_lanes<decltype(o)::value>(n, rc, out.words, [&](uint32_t i) { return l[i]; }); });
+      });
+    } else {
+      const uint64_t* l = t.as<uint64_t>();
+      const uint64_t off = bits_of(t.offset);
+      with_op(op, [&](auto o) {
+        compare_lanes<decltype(o)::value>(n, c, out.words, [&](uint32_t i) { return as_i64(off + l[i]); });
+      });
+    }
+  }
+  keep_present(b, out);
+  return Resolved::Decoded;
+}
+
+void filter_int(const Cell& b, const BlockMask& mask, std::vector<int64_t>& out, TierScratch& s,
+                std::vector<uint8_t>* valid_out) {
+  require(b, Physical::Int, "filter_int");
+  const uint8_t* v = b.validity();
+  switch (b.enc_v()) {
+    case Enc::For: {
+      const uint64_t* words = payload_words(b);
+      const unsigned w = packed_width(b);
+      const uint64_t base = b.meta[0];
+      for_each_selected(mask, b.len, [&](uint32_t row) {
+        push_selected(out, valid_out, as_i64(base + residual_at(words, w, row)), row_valid(v, row));
+      });
+      return;
+    }
+    case Enc::Delta: {
+      const int64_t last = last_selected(mask, b.len);
+      delta_scan(b, static_cast<uint32_t>(last + 1), [&](uint32_t row, uint64_t x) {
+        if (mask.test(row)) push_selected(out, valid_out, as_i64(x), row_valid(v, row));
+      });
+      return;
+    }
+    default: {
+      const IntTier t = decode_tier(b, 0, static_cast<uint32_t>(b.len), s);
+      const uint64_t off = bits_of(t.offset);
+      with_lanes(t, [&](const auto* l) {
+        for_each_selected(mask, b.len, [&](uint32_t row) {
+          push_selected(out, valid_out, as_i64(off + uint64_t(l[row])), row_valid(v, row));
+        });
+      });
+      return;
+    }
+  }
+}
+
+// ---- Float ---------------------------------------------------------------------------------
+
+FloatSum sum_float(const Cell& b, TierScratch& s) {
+  require(b, Physical::Float, "sum_float");
+  FloatSum r;
+  r.valid = valid_count(b);
+  r.sum = canonical_sum(float_lanes(b, s), static_cast<uint32_t>(b.len));
+  return r;
+}
+
+FloatMinMax min_max_float(const Cell& b, TierScratch& s) {
+  require(b, Physical::Float, "min_max_float");
+  FloatMinMax r;
+  const uint64_t present = valid_count(b);
+  if (present == 0) return r;
+  if (b.has(attr::kHasZonemap)) {
+    r.nans = b.meta[1];
+    r.numbers = present - r.nans;
+    r.min = as_f64(b.meta[2]), r.max = as_f64(b.meta[3]);
+    return r;
+  }
+  if (b.enc_v() == Enc::Constant) {
+    const double x = as_f64(b.meta[0]);
+    if (std::isnan(x)) r.nans = present;
+    else r.numbers = present, r.min = r.max = x;
+    return r;
+  }
+  const double* x = float_lanes(b, s);
+  const uint8_t* v = b.validity();
+  for (uint32_t i = 0; i < b.len; ++i) {
+    if (!row_valid(v, i)) continue;
+    if (std::isnan(x[i])) {
+      ++r.nans;
+      continue;
+    }
+    if (r.numbers++ == 0) r.min = r.max = x[i];
+    if (float_less(x[i], r.min)) r.min = x[i];
+    if (float_less(r.max, x[i])) r.max = x[i];
+  }
+  return r;
+}
+
+Resolved compare_float(const Cell& b, CmpOp op, double c, BlockMask& out, TierScratch& s) {
+  require(b, Physical::Float, "compare_float");
+  const uint64_t present = valid_count(b);
+  if (present == 0) return resolve_as(b, Resolved::AllFalse, out);
+  const Resolved unequal_everywhere = op == CmpOp::Ne ? Resolved::AllTrue : Resolved::AllFalse;
+  const uint64_t nans = b.enc_v() == Enc::Constant && std::isnan(as_f64(b.meta[0])) ? present : b.meta[1];
+  if (std::isnan(c) || nans == present) return resolve_as(b, unequal_everywhere, out);
+  double lo = 0, hi = 0;
+  bool bounded = false;
+  if (b.has(attr::kHasZonemap)) lo = as_f64(b.meta[2]), hi = as_f64(b.meta[3]), bounded = true;
+  else if (b.enc_v() == Enc::Constant) lo = hi = as_f64(b.meta[0]), bounded = true;
+  if (bounded) {
+    if (auto r = resolve_by_bounds(op, c, lo, hi)) {
+      // The bounds speak for the numbers; NaN rows match only `ne`.
+      const Resolved nan_rows = unequal_everywhere;
+      if (nans == 0 || *r == nan_rows) return resolve_as(b, *r, out);
+    }
+  }
+  const double* x = float_lanes(b, s);
+  with_op(op, [&](auto o) {
+    compare_lanes<decltype(o)::value>(static_cast<uint32_t>(b.len), c, out.words, [&](uint32_t i) { return x[i]; });
+  });
+  for (uint32_t w = static_cast<uint32_t>((b.len + 63) / 64); w < kMaskWords; ++w) out.words[w] = 0;
+  keep_present(b, out);
+  return Resolved::Decoded;
+}
+
+void filter_float(const Cell& b, const BlockMask& mask, std::vector<double>& out, TierScratch& s,
+                  std::vector<uint8_t>* valid_out) {
+  require(b, Physical::Float, "filter_float");
+  const double* x = float_lanes(b, s);
+  const uint8_t* v = b.validity();
+  for_each_selected(mask, b.len, [&](uint32_t row) { push_selected(out, valid_out, x[row], row_valid(v, row)); });
+}
+
+// ---- Bool ----------------------------------------------------------------------------------
+
+IntSum sum_bool(const Cell& b, TierScratch& s) {
+  require(b, Physical::Bool, "sum_bool");
+  IntSum r;
+  r.valid = valid_count(b);
+  uint64_t trues = 0;
+  if (b.enc_v() == Enc::Constant) {
+    trues = b.meta[0] * r.valid;
+  } else if (b.enc_v() == Enc::BoolBits) {
+    const uint64_t* words = payload_words(b);  // null and past-len bits are 0 (validated)
+    for (uint64_t w = 0; w < (b.len + 63) / 64; ++w) trues += static_cast<uint64_t>(__builtin_popcountll(words[w]));
+  } else {
+    const uint8_t* x = bool_lanes(b, s);
+    for (uint32_t i = 0; i < b.len; ++i) trues += x[i];
+  }
+  r.sum = trues;
+  return r;
+}
+
+Resolved compare_bool(const Cell& b, CmpOp op, bool c, BlockMask& out, TierScratch& s) {
+  require(b, Physical::Bool, "compare_bool");
+  if (valid_count(b) == 0) return resolve_as(b, Resolved::AllFalse, out);
+  // A bool row is 0 or 1: the comparison is a truth table of two entries.
+  bool when_false = false, when_true = false;
+  with_op(op, [&](auto o) {
+    when_false = holds<decltype(o)::value>(0, int(c));
+    when_true = holds<decltype(o)::value>(1, int(c));
+  });
+  if (when_false == when_true) return resolve_as(b, when_true ? Resolved::AllTrue : Resolved::AllFalse, out);
+  if (b.enc_v() == Enc::Constant) return resolve_as(b, (b.meta[0] ? when_true : when_false) ? Resolved::AllTrue : Resolved::AllFalse, out);
+  // Exactly one of the two values matches: the mask is the true rows or their complement.
+  uint64_t trues[kMaskWords] = {};
+  if (b.enc_v() == Enc::BoolBits) {
+    std::memcpy(trues, b.payload, (b.len + 63) / 64 * 8);
+  } else {
+    const uint8_t* x = bool_lanes(b, s);
+    for (uint32_t i = 0; i < b.len; ++i) trues[i >> 6] |= uint64_t(x[i] != 0) << (i & 63);
+  }
+  for (uint32_t w = 0; w < kMaskWords; ++w) out.words[w] = when_true ? trues[w] : ~trues[w];
+  keep_present(b, out);
+  return Resolved::Decoded;
+}
+
+void filter_bool(const Cell& b, const BlockMask& mask, std::vector<uint8_t>& out, TierScratch& s,
+                 std::vector<uint8_t>* valid_out) {
+  require(b, Physical::Bool, "filter_bool");
+  const uint8_t* x = bool_lanes(b, s);
+  const uint8_t* v = b.validity();
+  for_each_selected(mask, b.len, [&](uint32_t row) { push_selected(out, valid_out, x[row], row_valid(v, row)); });
+}
+
+// ---- columns -------------------------------------------------------------------------------
+
+uint64_t ColumnMask::selected() const {
+  uint64_t n = 0;
+  for (const auto& m : blocks) n += m.count();
+  return n;
+}
+
+namespace {
+
+template <class F>
+void for_each_block(const Cell* root, F&& f) {
+  if (!root) return;
+  const uint64_t n = block_count(*root);
+  for (uint64_t i = 0; i < n; ++i) f(i, block_at(*root, i));
+}
+
+template <class BlockSum>
+IntSum column_int_sum(const Cell* root, TierScratch& s, BlockSum block_sum) {
+  IntSum r;
+  for_each_block(root, [&](uint64_t, const Cell& b) {
+    const IntSum x = block_sum(b, s);
+    r.sum += x.sum, r.valid += x.valid;
+  });
+  return r;
+}
+
+template <class Constant, class BlockCompare>
+ColumnMask column_compare(const Cell* root, CmpOp op, Constant c, TierScratch& s, BlockCompare block_compare) {
+  ColumnMask m;
+  if (!root) return m;
+  m.blocks.resize(block_count(*root));
+  for_each_block(root, [&](uint64_t i, const Cell& b) {
+    switch (block_compare(b, op, c, m.blocks[i], s)) {
+      case Resolved::AllTrue: ++m.all_true; break;
+      case Resolved::AllFalse: ++m.all_false; break;
+      case Resolved::Decoded: ++m.decoded; break;
+    }
+  });
+  return m;
+}
+
+template <class Out, class BlockFilter>
+void column_filter(const Cell* root, const ColumnMask& mask, Out& out, TierScratch& s, std::vector<uint8_t>* valid_out,
+                   BlockFilter block_filter) {
+  if (!root) return;
+  if (mask.blocks.size() != block_count(*root)) throw Error(Code::TET_INTERNAL, "cells: a column mask of another column");
+  for_each_block(root, [&](uint64_t i, const Cell& b) { block_filter(b, mask.blocks[i], out, s, valid_out); });
+}
+
+}  // namespace
+
+uint64_t column_count(const Cell* root) {
+  uint64_t n = 0;
+  for_each_block(root, [&](uint64_t, const Cell& b) { n += valid_count(b); });
+  return n;
+}
+
+IntSum column_sum_int(const Cell* root, TierScratch& s) { return column_int_sum(root, s, sum_int); }
+IntSum column_sum_bool(const Cell* root, TierScratch& s) { return column_int_sum(root, s, sum_bool); }
+
+FloatSum column_sum_float(const Cell* root, TierScratch& s) {
+  FloatSum r;
+  for_each_block(root, [&](uint64_t, const Cell& b) {
+    const FloatSum x = sum_float(b, s);
+    r.sum += x.sum, r.valid += x.valid;
+  });
+  return r;
+}
+
+IntMinMax column_min_max_int(const Cell* root, TierScratch& s) {
+  IntMinMax r;
+  for_each_block(root, [&](uint64_t, const Cell& b) {
+    const IntMinMax x = min_max_int(b, s);
+    if (x.valid == 0) return;
+    r.min = r.valid == 0 || x.min < r.min ? x.min : r.min;
+    r.max = r.valid == 0 || x.max > r.max ? x.max : r.max;
+    r.valid += x.valid;
+  });
+  return r;
+}
+
+FloatMinMax column_min_max_float(const Cell* root, TierScratch& s) {
+  FloatMinMax r;
+  for_each_block(root, [&](uint64_t, const Cell& b) {
+    const FloatMinMax x = min_max_float(b, s);
+    r.nans += x.nans;
+    if (x.numbers == 0) return;
+    r.min = r.numbers == 0 || float_less(x.min, r.min) ? x.min : r.min;
+    r.max = r.numbers == 0 || float_less(r.max, x.max) ? x.max : r.max;
+    r.numbers += x.numbers;
+  });
+  return r;
+}
+
+ColumnMask column_compare_int(const Cell* root, CmpOp op, int64_t c, TierScratch& s) {
+  return column_compare(root, op, c, s, compare_int);
+}
+ColumnMask column_compare_float(const Cell* root, CmpOp op, double c, TierScratch& s) {
+  return column_compare(root, op, c, s, compare_float);
+}
+ColumnMask column_compare_bool(const Cell* root, CmpOp op, bool c, TierScratch& s) {
+  return column_compare(root, op, c, s, compare_bool);
+}
+
+void column_filter_int(const Cell* root, const ColumnMask& m, std::vector<int64_t>& out, TierScratch& s,
+                       std::vector<uint8_t>* valid_out) {
+  column_filter(root, m, out, s, valid_out, filter_int);
+}
+void column_filter_float(const Cell* root, const ColumnMask& m, std::vector<double>& out, TierScratch& s,
+                         std::vector<uint8_t>* valid_out) {
+  column_filter(root, m, out, s, valid_out, filter_float);
+}
+void column_filter_bool(const Cell* root, const ColumnMask& m, std::vector<uint8_t>& out, TierScratch& s,
+                        std::vector<uint8_t>* valid_out) {
+  column_filter(root, m, out, s, valid_out, filter_bool);
+}
+
+}  // namespace tet::cells
