@@ -211,15 +211,7 @@ DistinctSketch DistinctSketch::decode(const uint8_t* p, size_t bytes) {
 }
 
 // ---- 2. column-global dictionary ----------------------------------------------------------------
-uint64_t GlobalDictionary::lower_bound(std::string_view v) const {
-  uint64_t lo = 0, hi = size();
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (str::bytes_less(values.at(mid), v)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+uint64_t GlobalDictionary::lower_bound(std::string_view v) const { return str::sorted_lower_bound(values, v); }
 
 uint64_t GlobalDictionary::find(std::string_view v) const {
   const uint64_t k = lower_bound(v);
@@ -340,19 +332,19 @@ std::vector<uint32_t> BlockIndex::lookup(uint64_t hash) const {
   const uint64_t bucket_fp = top >> (kHashBitsKept - bucket_bits_ - fp_bits_);
   const uint64_t bucket = bucket_fp >> fp_bits_, fp = bucket_fp & str::lane_mask(fp_bits_);
   const unsigned entry_bits = fp_bits_ + block_bits_;
-  const uint8_t* buckets_ = buckets();
-  const uint8_t* table_ = table();
-  uint64_t lo = load_u32(buckets_ + 4 * bucket), hi = load_u32(buckets_ + 4 * bucket + 4);
+  const uint8_t* starts = buckets();
+  const uint8_t* entries = table();
+  uint64_t lo = load_u32(starts + 4 * bucket), hi = load_u32(starts + 4 * bucket + 4);
   const uint64_t want = fp << block_bits_;
   while (lo < hi) {  // first entry ≥ (fp, block 0)
     const uint64_t mid = lo + (hi - lo) / 2;
-    if (str::unpack_lane(table_, mid, entry_bits) < want) lo = mid + 1;
+    if (str::unpack_lane(entries, mid, entry_bits) < want) lo = mid + 1;
     else hi = mid;
   }
-  const uint64_t end = load_u32(buckets_ + 4 * bucket + 4);
+  const uint64_t end = load_u32(starts + 4 * bucket + 4);
   const uint64_t block_mask = str::lane_mask(block_bits_);
   for (uint64_t i = lo; i < end; ++i) {
-    const uint64_t e = str::unpack_lane(table_, i, entry_bits);
+    const uint64_t e = str::unpack_lane(entries, i, entry_bits);
     if ((e >> block_bits_) != fp) break;
     blocks.push_back(uint32_t(e & block_mask));
   }

@@ -6,10 +6,12 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "cells/cell.h"
+#include "cells/encoding.h"
 #include "util/checked.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "cells read little-endian lanes in place");
@@ -57,6 +59,26 @@ inline int bytes_compare(std::string_view a, std::string_view b) {
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 inline bool bytes_less(std::string_view a, std::string_view b) { return bytes_compare(a, b) < 0; }
+
+// Searches in a StrBuffer sorted ascending: the first index whose value is ≥ v, and the first
+// index past every value starting with `prefix`.
+inline uint64_t sorted_lower_bound(const StrBuffer& sorted, std::string_view v) {
+  uint64_t lo = 0, hi = sorted.size();
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (bytes_less(sorted.at(mid), v)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+inline uint64_t sorted_prefix_end(const StrBuffer& sorted, std::string_view prefix) {
+  // The least string above every extension of `prefix`: drop trailing 0xff bytes, bump the last.
+  std::string next(prefix);
+  while (!next.empty() && static_cast<unsigned char>(next.back()) == 0xff) next.pop_back();
+  if (next.empty()) return sorted.size();
+  next.back() = char(static_cast<unsigned char>(next.back()) + 1);
+  return sorted_lower_bound(sorted, next);
+}
 
 // ---- Sym8 words --------------------------------------------------------------------------------
 // A string of ≤ 8 bytes as the big-endian u64 of its bytes, zero-padded: integer order of words
