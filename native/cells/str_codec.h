@@ -169,10 +169,20 @@ void views_append_row(const ViewsLayout& l, uint64_t row, Bytes& out) {
     out.insert(out.end(), src, src + n);
     return;
   }
-  out.insert(out.end(), l.prefix, l.prefix + l.prefix_len);
-  const uint64_t end = l.suffix_end(row);
-  for (uint64_t j = l.suffix_begin(row); j < end; ++j)
-    out.push_back(static_cast<typename Bytes::value_type>(l.alphabet[unpack_lane(l.symbols, j, l.symbol_bits)]));
+  const uint64_t begin = l.suffix_begin(row), end = l.suffix_end(row);
+  const size_t at = out.size();
+  out.resize(at + l.prefix_len + (end - begin));
+  auto* dst = reinterpret_cast<uint8_t*>(&out[at]);
+  std::memcpy(dst, l.prefix, l.prefix_len);
+  dst += l.prefix_len;
+  const unsigned b = l.symbol_bits;
+  if (b == 0) {  // a one-byte alphabet: no symbol area at all
+    std::memset(dst, end > begin ? l.alphabet[0] : 0, end - begin);
+    return;
+  }
+  const uint64_t mask = lane_mask(b);
+  for (uint64_t j = begin, bit = begin * b; j < end; ++j, bit += b)
+    *dst++ = l.alphabet[(load_u64(l.symbols + (bit >> 3)) >> (bit & 7)) & mask];
 }
 
 // ---- writing blocks (str_builder.cpp gathers the rows; each codec file writes its layout) ----

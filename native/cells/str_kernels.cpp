@@ -178,6 +178,29 @@ Resolution compare_sym8(const Cell& c, const StrPredicate& p, BlockMask& out) {
 }
 
 // ---- Views and the generic path ----
+// Rows whose suffix equals `tail` (its bytes all in the alphabet), compared as packed symbols
+// 56 bits at a time, never unpacked (invert: ne).
+Resolution packed_views_equal(const Cell& c, const str::ViewsLayout& l, std::string_view tail, bool invert, BlockMask& out) {
+  const unsigned b = l.symbol_bits;
+  uint8_t code_of[256] = {};
+  for (uint32_t k = 0; k < l.alphabet_size; ++k) code_of[l.alphabet[k]] = uint8_t(k);
+  std::vector<uint8_t> want(str::packed_bytes(tail.size(), b) + 8, 0);
+  for (size_t j = 0; j < tail.size(); ++j) str::pack_lane(want.data(), j, b, code_of[static_cast<uint8_t>(tail[j])]);
+  const uint64_t bits = uint64_t(tail.size()) * b;
+  auto bits_at = [](const uint8_t* area, uint64_t bit, unsigned w) {
+    return (str::load_u64(area + (bit >> 3)) >> (bit & 7)) & str::lane_mask(w);
+  };
+  return per_row(c, out, [&](uint32_t i) {
+    const uint64_t begin = l.suffix_begin(i);
+    if (l.suffix_end(i) - begin != tail.size()) return invert;
+    for (uint64_t at = 0; at < bits; at += str::kMaxLaneBits) {
+      const unsigned w = unsigned(std::min<uint64_t>(str::kMaxLaneBits, bits - at));
+      if (bits_at(l.symbols, begin * b + at, w) != bits_at(want.data(), at, w)) return invert;
+    }
+    return !invert;
+  });
+}
+
 // Packed views: every present row starts with the block's prefix and its other bytes come from
 // the alphabet, which often decides a block before any row is unpacked.
 bool packed_views_resolve(const Cell& c, const StrPredicate& p, BlockMask& out, Resolution& r) {
@@ -195,8 +218,11 @@ bool packed_views_resolve(const Cell& c, const StrPredicate& p, BlockMask& out, 
   if (p.op == StrOp::Eq || p.op == StrOp::Ne) {
     const bool impossible = head != 0 || lit.size() < pre.size() || !in_alphabet(lit.substr(pre.size())) ||
                             (l.uniform && lit.size() != pre.size() + l.uniform_len);
-    if (!impossible) return false;
-    r = p.op == StrOp::Eq ? all_false(out) : all_true(c, out);
+    if (impossible) {
+      r = p.op == StrOp::Eq ? all_false(out) : all_true(c, out);
+      return true;
+    }
+    r = packed_views_equal(c, l, lit.substr(pre.size()), p.op == StrOp::Ne, out);
     return true;
   }
   if (p.op == StrOp::Prefix) {

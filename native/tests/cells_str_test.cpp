@@ -233,6 +233,8 @@ uint64_t count_enc(const Cell& root, Enc e) {
   return n;
 }
 
+void check_kernels(const Cell& c, const Model& m, const std::vector<std::string>& literals, const DecodeContext& ctx,
+                   uint64_t resolved[3]);
 }  // namespace
 
 // ---- round trips per encoding -------------------------------------------------------------------
@@ -316,6 +318,19 @@ TEST_CASE("packed views: event ids (\"E\" + 16 hex) take 8 bytes a row, classic 
   CellRef c = str::encode_views(mb.block, vp, true);
   validate_leaf(*c, {});
   CHECK(decodes_everywhere(*c, m, {}));
+}
+
+TEST_CASE("packed views with a one-byte alphabet (0-bit symbols) and varying lengths") {
+  Model m = {std::string("aaa"), std::string(20, 'a'), std::nullopt, std::string("aaaa"), std::string("aaa")};
+  ModelBlock mb(m);
+  str::ViewsPlan vp;
+  str::plan_views(mb.block, vp);
+  CHECK(vp.prefix_len == 3 && vp.alphabet_size == 1 && !vp.uniform);
+  CellRef c = str::encode_views(mb.block, vp, true);
+  validate_leaf(*c, {});
+  CHECK(decodes_everywhere(*c, m, {}));
+  uint64_t resolved[3] = {0, 0, 0};
+  check_kernels(*c, m, {"aaa", "aaaa", std::string(20, 'a'), "aa", "b", ""}, {}, resolved);
 }
 
 // ---- the builder's choices ------------------------------------------------------------------------
