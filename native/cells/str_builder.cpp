@@ -1,0 +1,404 @@
+#include "cells/str_builder.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <string>
+
+#include "cells/column.h"
+#include "cells/str_codec.h"
+#include "tet/error.h"
+
+namespace tet::cells {
+
+namespace str {
+CellRef new_str_block(const StrBlock& b, Enc e, uint64_t data_bytes) {
+  CellRef c = new_cell(Kind::Str, e, b.rows, data_bytes + b.mask_bytes());
+  Cell* m = c.mutable_cell();
+  if (b.validity) {
+    std::memcpy(const_cast<uint8_t*>(m->payload) + data_bytes, b.validity, kMaskBytes);
+    m->attrs |= attr::kHasNulls;
+  }
+  if (b.sorted) m->attrs |= attr::kSorted;
+  return c;
+}
+}  // namespace str
+
+namespace {
+using str::StrBlock;
+
+// The rows of the block being gathered.
+class BlockRows {
+ public:
+  void push(std::string_view v) {
+    if (present_ && str::bytes_less(v, last())) sorted_ = false;
+    last_at_ = bytes_.size();
+    bytes_.insert(bytes_.end(), v.begin(), v.end());
+    validity_[rows_ >> 3] = uint8_t(validity_[rows_ >> 3] | (1u << (rows_ & 7)));
+    offsets_[++rows_] = bytes_.size();
+    present_ = true;
+  }
+  void push_null() {
+    offsets_[++rows_] = bytes_.size();
+    ++nulls_;
+  }
+  uint32_t rows() const { return rows_; }
+  uint32_t nulls() const { return nulls_; }
+  bool full() const { return rows_ == kBlockLanes; }
+  StrBlock view() const {
+    StrBlock b;
+    b.rows = rows_;
+    b.bytes = bytes_.data();
+    b.offsets = offsets_;
+    b.validity = nulls_ ? validity_ : nullptr;
+    b.sorted = sorted_;
+    return b;
+  }
+  void clear() {
+    bytes_.clear();
+    std::memset(validity_, 0, sizeof validity_);
+    rows_ = nulls_ = 0;
+    present_ = false;
+    sorted_ = true;
+  }
+
+ private:
+  std::string_view last() const {
+    return {reinterpret_cast<const char*>(bytes_.data()) + last_at_, size_t(bytes_.size() - last_at_)};
+  }
+  std::vector<uint8_t> bytes_;
+  uint64_t offsets_[kBlockLanes + 1] = {0};
+  uint8_t validity_[kMaskBytes] = {};
+  uint32_t rows_ = 0, nulls_ = 0;
+  uint64_t last_at_ = 0;
+  bool present_ = false, sorted_ = true;
+};
+
+// The distinct present values of one block, found by hash (no per-row allocation).
+class BlockDistinct {
+ public:
+  static constexpr uint32_t kSlots = 2 * kBlockLanes;
+  void build(const StrBlock& b) {
+    std::memset(slots_, 0, sizeof slots_);
+    count_ = 0;
+    bytes_ = 0;
+    for (uint32_t i = 0; i < b.rows; ++i) {
+      if (!b.valid(i)) continue;
+      const std::string_view v = b.at(i);
+      const uint64_t h = hash_str(v);
+      uint32_t s = uint32_t(h) & (kSlots - 1);
+      for (;;) {
+        const uint16_t d = slots_[s];
+        if (d == 0) {
+          slots_[s] = uint16_t(count_ + 1);
+          first_row_[count_] = i;
+          hash_[count_] = h;
+          row_value_[i] = uint16_t(count_++);
+          bytes_ += v.size();
+          break;
+        }
+        if (hash_[d - 1] == h && b.at(first_row_[d - 1]) == v) {
+          row_value_[i] = uint16_t(d - 1);
+          break;
+        }
+        s = (s + 1) & (kSlots - 1);
+      }
+    }
+  }
+  uint32_t count() const { return count_; }
+  uint64_t bytes() const { return bytes_; }  // Σ length of the distinct values
+  uint64_t hash(uint32_t d) const { return hash_[d]; }
+  uint32_t first_row(uint32_t d) const { return first_row_[d]; }
+  uint16_t value_of_row(uint32_t i) const { return row_value_[i]; }
+
+ private:
+  uint16_t slots_[kSlots];
+  uint32_t first_row_[kBlockLanes];
+  uint64_t hash_[kBlockLanes];
+  uint16_t row_value_[kBlockLanes];
+  uint32_t count_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+// The column-global dictionary candidate: every distinct value seen so far, in first-seen order,
+// until a cap is passed (then dropped for good: the column will not use a global dictionary).
+class ValueInterner {
+ public:
+  bool alive() const { return alive_; }
+  uint64_t size() const { return hashes_.size(); }
+  std::string_view value(uint32_t id) const {
+    return {reinterpret_cast<const char*>(bytes_.data()) + offsets_[id], size_t(offsets_[id + 1] - offsets_[id])};
+  }
+  void add(std::string_view v, uint64_t h) {
+    if (!alive_ || find(v, h) != kAbsent) return;
+    if (size() + 1 > StrBuilder::kGlobalDictMaxValues || bytes_.size() + v.size() > StrBuilder::kGlobalDictMaxBytes) return drop();
+    if (2 * (size() + 1) > table_.size()) grow();
+    const uint32_t id = uint32_t(size());
+    bytes_.insert(bytes_.end(), v.begin(), v.end());
+    offsets_.push_back(bytes_.size());
+    hashes_.push_back(h);
+    place(id);
+  }
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+  uint32_t find(std::string_view v, uint64_t h) const {
+    if (table_.empty()) return kAbsent;
+    const size_t mask = table_.size() - 1;
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
+      const uint32_t id1 = table_[s];
+      if (id1 == 0) return kAbsent;
+      if (hashes_[id1 - 1] == h && value(id1 - 1) == v) return id1 - 1;
+    }
+  }
+  void drop() {
+    alive_ = false;
+    std::vector<uint8_t>().swap(bytes_);
+    std::vector<uint64_t>().swap(offsets_);
+    std::vector<uint64_t>().swap(hashes_);
+    std::vector<uint32_t>().swap(table_);
+  }
+
+ private:
+  void place(uint32_t id) {
+    const size_t mask = table_.size() - 1;
+    size_t s = hashes_[id] & mask;
+    while (table_[s]) s = (s + 1) & mask;
+    table_[s] = id + 1;
+  }
+  void grow() {
+    table_.assign(table_.empty() ? 1024 : 2 * table_.size(), 0);
+    for (uint32_t id = 0; id < size(); ++id) place(id);
+  }
+  bool alive_ = true;
+  std::vector<uint8_t> bytes_;
+  std::vector<uint64_t> offsets_{0};
+  std::vector<uint64_t> hashes_;
+  std::vector<uint32_t> table_;  // id + 1, 0 = empty
+};
+
+struct BlockRecord {
+  uint32_t rows;
+  bool nulls;
+  uint64_t bytes;  // payload bytes of the per-block choice
+};
+
+CellRef encode_constant(const StrBlock& b, std::string_view v) {
+  CellRef c = str::new_str_block(b, Enc::Constant, align8(v.size()));
+  if (!v.empty()) std::memcpy(owned_payload(c), v.data(), v.size());
+  c.mutable_cell()->meta[0] = v.size();
+  return c;
+}
+}  // namespace
+
+struct StrBuilder::Impl {
+  StrBuilderOptions options;
+  BlockRows rows;
+  BlockDistinct distinct;
+  ValueInterner interner;
+  DistinctSketch sketch;
+  BlockIndex::Builder index_builder;
+  bool index_alive = true;
+  std::vector<CellRef> leaves;
+  std::vector<BlockRecord> records;
+  std::vector<uint32_t> codes = std::vector<uint32_t>(kBlockLanes);
+  str::ViewsPlan views_plan;
+  StrColumnStats stats;
+  bool finished = false;
+  std::unique_ptr<GlobalDictionary> global_dict;
+  std::unique_ptr<BlockIndex> block_index;
+
+  CellRef encode_block(const StrBlock& b);
+  CellRef encode_dict(const StrBlock& b);
+  void flush();
+  bool index_qualifies(uint64_t blocks) const;
+  void apply_global_dictionary();
+};
+
+CellRef StrBuilder::Impl::encode_dict(const StrBlock& b) {
+  const uint32_t n = distinct.count();
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    return str::bytes_less(b.at(distinct.first_row(x)), b.at(distinct.first_row(y)));
+  });
+  std::vector<uint32_t> rank(n);
+  std::vector<std::string_view> entries(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    rank[order[k]] = k;
+    entries[k] = b.at(distinct.first_row(order[k]));
+  }
+  for (uint32_t i = 0; i < b.rows; ++i) codes[i] = b.valid(i) ? rank[distinct.value_of_row(i)] : 0;
+  return str::encode_dict(b, entries, codes.data());
+}
+
+// The smallest of the encodings that can hold the block (ties go to the earlier, faster one).
+CellRef StrBuilder::Impl::encode_block(const StrBlock& b) {
+  if (distinct.count() <= 1) return encode_constant(b, distinct.count() ? b.at(distinct.first_row(0)) : std::string_view());
+  enum Choice { Sym8, Sym8For, Dict, ViewsClassic, ViewsPacked };
+  Choice best = ViewsClassic;
+  uint64_t best_bytes = UINT64_MAX;
+  auto consider = [&](Choice c, uint64_t bytes) {
+    if (bytes < best_bytes) best = c, best_bytes = bytes;
+  };
+  const str::Sym8Plan sym8 = str::plan_sym8(b);
+  if (sym8.fits) consider(Sym8, str::sym8_data_bytes(b, sym8));
+  if (sym8.for_fits) consider(Sym8For, str::sym8_for_data_bytes(b, sym8));
+  if (distinct.bytes() <= UINT32_MAX) consider(Dict, str::dict_data_bytes(b.rows, distinct.count(), distinct.bytes()));
+  // Views is the fallback for longer strings: a block of strings ≤ 8 bytes keeps an ordered,
+  // zone-mapped form even where packed views would measure smaller (decimal codes "A0000".."A2047":
+  // 3.3 B/row as sym8_for, 2.0 packed).
+  if (!sym8.fits) {
+    str::plan_views(b, views_plan);
+    // Classic views decode without bit unpacking and compare on the in-view prefix; packed must
+    // earn its unpacking by saving at least an eighth of the classic bytes.
+    const uint64_t classic = str::views_classic_data_bytes(b, views_plan);
+    consider(ViewsClassic, classic);
+    const uint64_t packed = views_plan.packable ? str::views_packed_data_bytes(b, views_plan) : UINT64_MAX;
+    if (packed <= classic - classic / 8) consider(ViewsPacked, packed);
+  }
+  switch (best) {
+    case Sym8: return str::encode_sym8(b, sym8, false);
+    case Sym8For: return str::encode_sym8(b, sym8, true);
+    case Dict: return encode_dict(b);
+    case ViewsPacked: return str::encode_views(b, views_plan, true);
+    case ViewsClassic: break;
+  }
+  return str::encode_views(b, views_plan, false);
+}
+
+bool StrBuilder::Impl::index_qualifies(uint64_t blocks) const {
+  const double d = sketch.estimate();
+  return blocks >= 2 && d >= double(kIndexMinDistinct) && double(index_builder.pairs()) * kIndexMaxVisitShare <= d * double(blocks);
+}
+
+void StrBuilder::Impl::flush() {
+  if (rows.rows() == 0) return;
+  const StrBlock b = rows.view();
+  distinct.build(b);
+  const uint64_t block_no = leaves.size();
+  if (index_alive && block_no >= BlockIndex::Builder::kMaxBlocks) {
+    index_alive = false;
+    index_builder.clear();
+  }
+  for (uint32_t d = 0; d < distinct.count(); ++d) {
+    const uint64_t h = distinct.hash(d);
+    sketch.add(h);
+    if (index_alive) index_builder.add(h, uint32_t(block_no));
+    if (interner.alive()) interner.add(b.at(distinct.first_row(d)), h);
+  }
+  CellRef blk = encode_block(b);
+  records.push_back({b.rows, b.validity != nullptr, blk->payload_bytes});
+  leaves.push_back(std::move(blk));
+  stats.rows += b.rows;
+  stats.nulls += rows.nulls();
+  // A column whose values recur across many blocks will not get an index: stop paying for it.
+  const uint64_t blocks = leaves.size();
+  if (index_alive && blocks % 64 == 0) {
+    const double d = sketch.estimate();
+    if (double(index_builder.pairs()) * kIndexMaxVisitShare > d * double(blocks)) {
+      index_alive = false;
+      index_builder.clear();
+    }
+  }
+  rows.clear();
+}
+
+// Decides the global dictionary by measurement and, when it pays, rewrites the blocks it makes
+// smaller (one at a time: each is decoded, mapped to global codes and replaced).
+void StrBuilder::Impl::apply_global_dictionary() {
+  if (!options.allow_global_dict || !interner.alive() || interner.size() == 0) return;
+  const uint64_t n = interner.size();
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return str::bytes_less(interner.value(x), interner.value(y)); });
+  auto dict = std::make_unique<GlobalDictionary>();
+  for (uint32_t id : order) dict->values.push(interner.value(id));
+  const uint64_t dict_bytes = dict->encode().size();
+  uint64_t without = 0, with = dict_bytes;
+  std::vector<bool> switch_block(records.size(), false);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const BlockRecord& r = records[i];
+    without += r.bytes;
+    const uint64_t g = str::global_dict_data_bytes(r.rows, n) + (r.nulls ? kMaskBytes : 0);
+    switch_block[i] = leaves[i]->enc_v() != Enc::Constant && g < r.bytes;
+    with += switch_block[i] ? g : r.bytes;
+  }
+  if (with >= without) return;
+  std::vector<uint32_t> rank(n);
+  for (uint32_t k = 0; k < n; ++k) rank[order[k]] = k;
+  StrBuffer decoded;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!switch_block[i]) continue;
+    const Cell& old = *leaves[i];
+    decoded.clear();
+    decode_rows(old, 0, uint32_t(old.len), &decoded);
+    StrBlock b;
+    b.rows = uint32_t(old.len);
+    b.bytes = decoded.bytes.data();
+    b.offsets = decoded.offsets.data();
+    b.validity = old.validity();
+    b.sorted = old.has(attr::kSorted);
+    for (uint32_t r = 0; r < b.rows; ++r) {
+      if (!b.valid(r)) { codes[r] = 0; continue; }
+      const std::string_view v = b.at(r);
+      codes[r] = rank[interner.find(v, hash_str(v))];
+    }
+    leaves[i] = str::encode_global_dict(b, n, codes.data());
+  }
+  stats.global_dict_bytes = dict_bytes;
+  global_dict = std::move(dict);
+}
+
+StrBuilder::StrBuilder(StrBuilderOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  impl_->index_alive = options.allow_block_index;
+  if (!options.allow_global_dict) impl_->interner.drop();
+}
+StrBuilder::~StrBuilder() = default;
+
+void StrBuilder::push(std::string_view value) {
+  if (impl_->finished) throw Error(Code::TET_INTERNAL, "cells: push after finish");
+  impl_->rows.push(value);
+  if (impl_->rows.full()) impl_->flush();
+}
+
+void StrBuilder::push_null() {
+  if (impl_->finished) throw Error(Code::TET_INTERNAL, "cells: push after finish");
+  impl_->rows.push_null();
+  if (impl_->rows.full()) impl_->flush();
+}
+
+void StrBuilder::push_many(const std::string_view* values, size_t n, const uint8_t* valid) {
+  for (size_t i = 0; i < n; ++i) {
+    if (valid && !valid[i]) push_null();
+    else push(values[i]);
+  }
+}
+
+CellRef StrBuilder::finish() {
+  Impl& m = *impl_;
+  if (m.finished) throw Error(Code::TET_INTERNAL, "cells: finish called twice");
+  m.flush();
+  m.finished = true;
+  if (m.leaves.empty()) return CellRef();
+  for (const BlockRecord& r : m.records) m.stats.per_block_bytes += 64 + r.bytes;
+  m.apply_global_dictionary();
+  m.interner.drop();
+  if (m.index_alive && m.index_qualifies(m.leaves.size())) {
+    m.block_index = std::make_unique<BlockIndex>(m.index_builder.finish(m.leaves.size()));
+    m.stats.block_index_bytes = m.block_index->body_bytes();
+  }
+  m.index_builder.clear();
+  m.stats.blocks = m.leaves.size();
+  for (const CellRef& c : m.leaves) {
+    ++m.stats.blocks_by_enc[c->enc];
+    m.stats.block_bytes += 64 + c->payload_bytes;
+  }
+  return make_column(Kind::Str, std::move(m.leaves));
+}
+
+const GlobalDictionary* StrBuilder::global_dictionary() const { return impl_->global_dict.get(); }
+const DistinctSketch& StrBuilder::distinct_sketch() const { return impl_->sketch; }
+const BlockIndex* StrBuilder::block_index() const { return impl_->block_index.get(); }
+const StrColumnStats& StrBuilder::stats() const { return impl_->stats; }
+
+}  // namespace tet::cells
