@@ -21,6 +21,7 @@ export const I64_MAX = (1n << 63n) - 1n;
 
 /** Ticks per second of each timestamp unit. */
 export const TICKS_PER_SECOND: Readonly<Record<TimeUnit, bigint>> = { s: 1n, ms: 1000n, us: 1_000_000n, ns: 1_000_000_000n };
+const TICKS_PER_SECOND_NUMBER: Readonly<Record<TimeUnit, number>> = { s: 1, ms: 1000, us: 1_000_000, ns: 1_000_000_000 };
 /** Fraction digits of each unit. */
 export const UNIT_DIGITS: Readonly<Record<TimeUnit, number>> = { s: 0, ms: 3, us: 6, ns: 9 };
 
@@ -125,9 +126,10 @@ function scanDate(text: string, what: string): DatePart {
   return { y, m, d, end: pos + 6 };
 }
 
-interface TimePart { seconds: number; fraction: string; end: number }
+/** Time of day; the fraction digits are `text[fracStart, fracStart + fracDigits)`. */
+interface TimePart { seconds: number; fracStart: number; fracDigits: number; end: number }
 
-/** `hh:mm:ss[.f…]` at `pos`; the fraction digits are returned as text (1 to 9 of them, or ''). */
+/** `hh:mm:ss[.f…]` at `pos` (0 to 9 fraction digits). */
 function scanTimeOfDay(text: string, pos: number, what: string): TimePart {
   const h = digitsAt(text, pos, 2);
   const mi = text.charCodeAt(pos + 2) === 58 ? digitsAt(text, pos + 3, 2) : -1;
@@ -137,28 +139,26 @@ function scanTimeOfDay(text: string, pos: number, what: string): TimePart {
   if (s === 60) throw badLiteral(`expected ${what}, found ${show(text)} (leap seconds are not supported)`);
   if (s > 59) throw badLiteral(`expected ${what}, found ${show(text)} (second 00-59)`);
   let end = pos + 8;
-  let fraction = '';
+  let fracDigits = 0;
   if (text.charCodeAt(end) === 46 /* . */) {
-    const n = digitRun(text, end + 1);
-    if (n === 0) throw badLiteral(`expected ${what}, found ${show(text)} (no digits after '.')`);
-    if (n > 9) throw badLiteral(`expected ${what}, found ${show(text)} (at most 9 fraction digits)`);
-    fraction = text.slice(end + 1, end + 1 + n);
-    end += 1 + n;
+    fracDigits = digitRun(text, end + 1);
+    if (fracDigits === 0) throw badLiteral(`expected ${what}, found ${show(text)} (no digits after '.')`);
+    if (fracDigits > 9) throw badLiteral(`expected ${what}, found ${show(text)} (at most 9 fraction digits)`);
+    end += 1 + fracDigits;
   }
-  return { seconds: h * 3600 + mi * 60 + s, fraction, end };
+  return { seconds: h * 3600 + mi * 60 + s, fracStart: pos + 9, fracDigits, end };
 }
 
-/** The fraction as ticks of a unit with `digits` fraction digits; extra digits must be zeros. */
-function fractionTicks(fraction: string, digits: number, text: string, unitName: string): bigint {
-  if (fraction.length > digits) {
-    for (let i = digits; i < fraction.length; i++) {
-      if (fraction.charCodeAt(i) !== 48) {
-        throw badLiteral(`${show(text)} is not exactly representable in ${unitName} (${fraction.length} fraction digits, the unit has ${digits})`);
-      }
-    }
-    fraction = fraction.slice(0, digits);
+/** The fraction as ticks (< 10^9) of a unit with `digits` fraction digits; extra digits must be zeros. */
+function fractionTicks(t: TimePart, digits: number, text: string, unitName: string): number {
+  let ticks = 0;
+  for (let i = 0; i < t.fracDigits; i++) {
+    const c = text.charCodeAt(t.fracStart + i) - 48;
+    if (i < digits) ticks = ticks * 10 + c;
+    else if (c !== 0) throw badLiteral(`${show(text)} is not exactly representable in ${unitName} (${t.fracDigits} fraction digits, the unit has ${digits})`);
   }
-  return fraction === '' ? 0n : BigInt(fraction.padEnd(digits, '0'));
+  for (let i = t.fracDigits; i < digits; i++) ticks *= 10;
+  return ticks;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,10 +250,16 @@ export function parseTimestamp(text: unknown, unit: TimeUnit = 'us', tz: 'UTC' |
   if (end !== text.length) throw badLiteral(`expected ${what}, found ${show(text)}`);
   if (tz === 'UTC' && !hasOffset) throw badLiteral(`${show(text)} has no offset; a UTC timestamp column needs one (Z or ±hh:mm)`);
   if (tz === 'naive' && hasOffset) throw badLiteral(`${show(text)} has an offset; a naive timestamp column takes none`);
-  const ticks = fractionTicks(time.fraction, UNIT_DIGITS[unit], text, unitName(unit));
-  // BigInt from here: seconds of far years pass 2^53 (days stay exact for 12-digit years)
-  const seconds = BigInt(daysFromCivil(date.y, date.m, date.d)) * 86400n + BigInt(time.seconds - offsetSeconds);
-  const v = seconds * TICKS_PER_SECOND[unit] + ticks;
+  const ticks = fractionTicks(time, UNIT_DIGITS[unit], text, unitName(unit));
+  const days = daysFromCivil(date.y, date.m, date.d);
+  const perSecond = TICKS_PER_SECOND_NUMBER[unit];
+  // Number arithmetic while the result stays below 2^53 (it is exact there); BigInt beyond
+  // (seconds of far years pass 2^53; days stay exact for 12-digit years)
+  if (Math.abs(days) < 1e8 && Math.abs(days * 86400 * perSecond) < 9e15) {
+    return BigInt((days * 86400 + time.seconds - offsetSeconds) * perSecond + ticks);
+  }
+  const seconds = BigInt(days) * 86400n + BigInt(time.seconds - offsetSeconds);
+  const v = seconds * TICKS_PER_SECOND[unit] + BigInt(ticks);
   if (v < I64_MIN || v > I64_MAX) throw badLiteral(`timestamp ${show(text)} is outside the i64 range of unit ${unit}`);
   return v;
 }
@@ -284,7 +290,7 @@ export function parseTime(text: unknown): bigint {
   if (typeof text !== 'string') throw badLiteral(`expected ${what}, found ${show(text)}`);
   const t = scanTimeOfDay(text, 0, what);
   if (t.end !== text.length) throw badLiteral(`expected ${what}, found ${show(text)}`);
-  return BigInt(t.seconds) * 1_000_000n + fractionTicks(t.fraction, 6, text, 'microseconds');
+  return BigInt(t.seconds * 1_000_000 + fractionTicks(t, 6, text, 'microseconds'));
 }
 
 /** `"hh:mm:ss[.ffffff]"` of microseconds since midnight (fraction trimmed). */
