@@ -372,6 +372,7 @@ struct RegionWriter::Table {
 };
 
 RegionWriter::RegionWriter(std::unique_ptr<PayloadSpool> spool) : spool_(std::move(spool)) {}
+RegionWriter::~RegionWriter() = default;
 
 size_t RegionWriter::table_count() const { return tables_.size(); }
 

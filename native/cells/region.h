@@ -113,6 +113,7 @@ struct RegionSummary {
 class RegionWriter {
  public:
   explicit RegionWriter(std::unique_ptr<PayloadSpool> spool);
+  ~RegionWriter();
   // Returns the table id. `axis` kNoAxis = standalone. Names are checked by the caller (unique,
   // UTF-8); this checks again and throws TET_INTERNAL on a duplicate.
   uint32_t add_table(const std::string& name, const std::string& dataset, uint32_t axis,

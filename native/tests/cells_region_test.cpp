@@ -315,7 +315,7 @@ TEST_CASE("writer: a .tet file with tables reads back; tensors unchanged; bindin
   CHECK(f->catalog().datasets.size() == 1 && (f->catalog().flags & 1));
   std::vector<uint8_t> scratch;
   TileView v = f->tile(0, 2, scratch);
-  CHECK(v.len == 1600 && reinterpret_cast<const float*>(v.data)[5] == 2005.0f);
+  CHECK(v.bytes == 1600 && reinterpret_cast<const float*>(v.data)[5] == 2005.0f);
   const TablesRegion* r = f->tables();
   CHECK(r && r->tables().size() == 1 && r->tables()[0].dataset == "temperature" && r->tables()[0].axis == 1);
   check_ints(*r, 0, 0, m);

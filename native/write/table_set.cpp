@@ -33,10 +33,8 @@ struct TableSet::Column {
   uint64_t lanes[kBlockLanes];
   uint64_t validity[cells::kMaskBytes / 8] = {};
   uint32_t staged = 0, valid = 0;
-  std::vector<uint8_t> str_bytes;
-  std::vector<uint64_t> str_ends;   // end offset of each staged string
-  std::unique_ptr<cells::StrBlockEncoder> strs;  // str columns: block encoder + column metablocks
-  cells::DistinctSketch sketch;     // numeric columns (str: the encoder's)
+  std::unique_ptr<cells::StrBuilder> strs;  // str columns: blocks + column metablocks
+  cells::DistinctSketch sketch;     // numeric columns (str: the builder's)
   uint64_t blocks = 0;
 
   void stage(const ColumnBatch& b, uint64_t from, uint64_t n) {
@@ -66,10 +64,11 @@ struct TableSet::Column {
         }
         case Physical::Str: {
           if (ok) {
-            const uint8_t* p = static_cast<const uint8_t*>(b.data) + b.offsets[i];
-            str_bytes.insert(str_bytes.end(), p, p + (b.offsets[i + 1] - b.offsets[i]));
+            const char* p = static_cast<const char*>(b.data) + b.offsets[i];
+            strs->push(std::string_view(p, b.offsets[i + 1] - b.offsets[i]));
+          } else {
+            strs->push_null();
           }
-          str_ends.push_back(str_bytes.size());
           break;
         }
         case Physical::Table: break;
@@ -77,27 +76,17 @@ struct TableSet::Column {
     }
   }
 
+  // The staged numeric rows as one leaf, encoded as the numeric builders would (str columns
+  // seal inside their StrBuilder).
   CellRef seal() {
-    CellRef leaf;
-    if (physical == Physical::Str) {
-      std::vector<std::string_view> views(staged);
-      uint64_t at = 0;
-      for (uint32_t i = 0; i < staged; ++i) {
-        views[i] = std::string_view(reinterpret_cast<const char*>(str_bytes.data()) + at, str_ends[i] - at);
-        at = str_ends[i];
-      }
-      leaf = strs->encode(views.data(), staged, valid < staged ? validity : nullptr);
-    } else {
-      cells::Staged s;
-      s.kind = schema.kind;
-      s.len = staged;
-      s.lanes = lanes;
-      s.validity = valid < staged ? validity : nullptr;
-      s.valid = valid;
-      leaf = cells::encode_block(cells::choose_encoding(s), s);
-    }
+    cells::Staged s;
+    s.kind = schema.kind;
+    s.len = staged;
+    s.lanes = lanes;
+    s.validity = valid < staged ? validity : nullptr;
+    s.valid = valid;
+    CellRef leaf = cells::encode_block(cells::choose_encoding(s), s);
     std::memset(validity, 0, sizeof validity);
-    str_bytes.clear(), str_ends.clear();
     staged = 0, valid = 0;
     ++blocks;
     return leaf;
@@ -140,7 +129,7 @@ uint32_t TableSet::add_table(const std::string& name, const std::string& dataset
     c->physical = cells::physical_of(s.kind);
     c->table = static_cast<uint32_t>(tables_.size());
     c->index = static_cast<uint32_t>(t->columns.size());
-    if (c->physical == Physical::Str) c->strs = std::make_unique<cells::StrBlockEncoder>();
+    if (c->physical == Physical::Str) c->strs = std::make_unique<cells::StrBuilder>();
     t->columns.push_back(std::move(c));
   }
   const uint32_t id = region_.add_table(name, dataset, axis, columns);
@@ -198,7 +187,10 @@ void TableSet::append(uint32_t table, const std::vector<ColumnBatch>& batches) {
     for (size_t c = 0; c < batches.size(); ++c) {
       Column& col = *t.columns[c];
       col.stage(batches[c], done, n);
-      if (col.staged == kBlockLanes) region_.add_block(table, col.index, *col.seal());
+      if (col.staged == kBlockLanes) {
+        if (col.physical != Physical::Str) region_.add_block(table, col.index, *col.seal());
+        else col.staged = 0;
+      }
     }
     done += n;
   }
@@ -218,11 +210,19 @@ void TableSet::finish() {
   for (auto& t : tables_) {
     for (auto& cp : t->columns) {
       Column& col = *cp;
-      if (col.staged) region_.add_block(col.table, col.index, *col.seal());
       if (col.strs) {
-        for (auto& [kind, body] : col.strs->finish_metablocks())
-          region_.add_metablock(col.table, col.index, kind, std::move(body));
-      } else if (col.blocks) {
+        CellRef root = col.strs->finish();
+        if (!root) continue;
+        region_.add_column(col.table, col.index, *root);
+        region_.add_metablock(col.table, col.index, cells::MetablockKind::DistinctSketch, col.strs->distinct_sketch().encode());
+        if (const cells::GlobalDictionary* g = col.strs->global_dictionary())
+          region_.add_metablock(col.table, col.index, cells::MetablockKind::GlobalDictionary, g->encode());
+        if (const cells::BlockIndex* ix = col.strs->block_index())
+          region_.add_metablock(col.table, col.index, cells::MetablockKind::BlockIndex, ix->encode());
+        continue;
+      }
+      if (col.staged) region_.add_block(col.table, col.index, *col.seal());
+      if (col.blocks) {
         region_.add_metablock(col.table, col.index, cells::MetablockKind::DistinctSketch, col.sketch.encode());
       }
     }
