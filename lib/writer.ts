@@ -8,6 +8,7 @@ import { binding } from './binding';
 import { TetError, TetIoError, toTetError } from './errors';
 import type { NativeWriterHandle } from './native';
 import { batchOf, declareTable, nativeColumns, type TableBatch } from './tables/io';
+import { schemaFromSpec } from './tables/normalize';
 import type { ColumnInput, ColumnSchema } from './tables/types';
 import {
   DTYPE_SIZE, DTYPE_TAG, type DatasetMetadata, type DTypeName, type FileExecution, type FileMetadata,
@@ -89,7 +90,7 @@ export class TableWriter {
    */
   append(batch: TableBatch): Promise<void> {
     try {
-      const { rows, columns } = batchOf(this.name, this.schema, batch);
+      const { rows, columns } = batchOf(this.name, this.schema, batch, this.rows);
       this.rows += rows;
       return this.send(rows, nativeColumns(columns));
     } catch (err) {
@@ -246,10 +247,7 @@ export class TetWriter {
       throw writeError(`table ${JSON.stringify(spec.name)}: give either columns (one shot) or schema (streaming)`);
     }
     const schema: Record<string, ColumnSchema> = {};
-    for (const [n, c] of Object.entries(spec.schema ?? spec.columns ?? {})) {
-      const { kind, unit, tz, nullable } = c as ColumnSchema;
-      schema[n] = { kind, ...(unit !== undefined ? { unit } : {}), ...(tz !== undefined ? { tz } : {}), ...(nullable !== undefined ? { nullable } : {}) };
-    }
+    for (const c of schemaFromSpec(spec.name, (spec.schema ?? spec.columns) as Record<string, ColumnSchema>).columns) schema[c.name] = c.schema;
     let dataset = '';
     let axis = -1;
     if (spec.axis !== undefined) {

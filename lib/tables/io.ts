@@ -135,7 +135,7 @@ export function declareTable(b: NativeBinding, w: NativeWriterHandle, name: stri
 export type TableBatch = Record<string, unknown>;
 
 /** Physical batches of one append, in schema order, with their common row count. */
-export function batchOf(tableName: string, schema: Record<string, ColumnSchema>, batch: TableBatch): { rows: number; columns: PhysicalBatch[] } {
+export function batchOf(tableName: string, schema: Record<string, ColumnSchema>, batch: TableBatch, rowBase = 0): { rows: number; columns: PhysicalBatch[] } {
   const names = Object.keys(schema);
   const masks = !('valid' in schema) && batch.valid !== undefined ? (batch.valid as Record<string, Uint8Array>) : {};
   for (const k of Object.keys(batch)) {
@@ -148,7 +148,7 @@ export function batchOf(tableName: string, schema: Record<string, ColumnSchema>,
   const columns = names.map((n) => {
     if (!(n in batch)) throw new TetIoError('TET_WRITE_ARGUMENT', `table ${JSON.stringify(tableName)}: the batch lacks column ${JSON.stringify(n)}`);
     const input = { ...schema[n], values: batch[n], ...(masks[n] ? { valid: masks[n] } : {}) } as ColumnInput;
-    return toPhysical(n, input);
+    return toPhysical(n, input, { rowBase });
   });
   const rows = columns[0]?.rows ?? 0;
   columns.forEach((c, i) => {
