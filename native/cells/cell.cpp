@@ -75,7 +75,7 @@ bool owns_payload(const Cell& c) {
 }
 
 void destroy(Cell* c) {
-  if (c->enc_v() == Enc::Directory && c->payload) {
+  if (c->enc_v() == Enc::Directory && owns_payload(*c)) {
     // In memory a Directory's payload is its children: an array of Cell*, one reference each.
     const uint64_t n = c->payload_bytes / sizeof(Cell*);
     Cell* const* kids = reinterpret_cast<Cell* const*>(c->payload);
@@ -144,7 +144,7 @@ CellRef clone_cell(const Cell& src) {
       throw;
     }
     c->payload_bytes = src.payload_bytes;
-    if (src.enc_v() == Enc::Directory) {
+    if (src.enc_v() == Enc::Directory && owns_payload(src)) {
       Cell* const* kids = reinterpret_cast<Cell* const*>(c->payload);
       for (uint64_t i = 0; i < c->payload_bytes / sizeof(Cell*); ++i) kids[i]->rc.fetch_add(1, std::memory_order_relaxed);
     }

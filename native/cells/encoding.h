@@ -38,7 +38,7 @@ struct EncodingOps {
   Enc enc;
   // Whether blocks of this physical kind may use the encoding.
   bool (*legal)(Physical);
-  // Throws Error(TET_FORMAT_CELLS_INVALID) unless `c` (kind, len, attrs, meta, payload_bytes,
+  // Throws Error(TET_CELLS_INVALID) unless `c` (kind, len, attrs, meta, payload_bytes,
   // payload contents where their shape matters: widths, offsets, codes in range) is a
   // well-formed leaf block of this encoding. Called once per block at load; decode may then
   // trust the block. Never reads outside [payload, payload + payload_bytes).
@@ -47,13 +47,13 @@ struct EncodingOps {
   void (*decode)(const Cell& c, uint32_t start, uint32_t count, void* out, const DecodeContext& ctx);
 };
 
-// The ops of one encoding (throws TET_FORMAT_CELLS_INVALID for an unknown byte).
+// The ops of one encoding (throws TET_CELLS_INVALID for an unknown byte).
 const EncodingOps& encoding_ops(Enc e);
 const EncodingOps* find_encoding(uint8_t enc_byte);  // null when unknown
 
 // Checks the parts of a leaf header common to every encoding (known kind/enc/attrs, legal
 // pairing, len ≤ kBlockLanes, mask trailer fits, mask bits past len zero, zone map ordered and
-// NaN-free) and then the encoding's own validate. Throws TET_FORMAT_CELLS_INVALID.
+// NaN-free) and then the encoding's own validate. Throws TET_CELLS_INVALID.
 void validate_leaf(const Cell& c, const DecodeContext& ctx);
 
 // Convenience: decode with the block's own encoding.

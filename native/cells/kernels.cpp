@@ -246,12 +246,6 @@ void push_selected(Out& out, std::vector<uint8_t>* valid_out, typename Out::valu
 
 }  // namespace
 
-uint64_t BlockMask::count() const {
-  uint64_t n = 0;
-  for (uint64_t w : words) n += static_cast<uint64_t>(__builtin_popcountll(w));
-  return n;
-}
-
 double canonical_sum(const double* x, uint32_t n) {
   if (n <= 128) {
     double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};

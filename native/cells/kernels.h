@@ -25,19 +25,12 @@
 #include <vector>
 
 #include "cells/cell.h"
+#include "cells/mask.h"
 #include "cells/tiers.h"
 
 namespace tet::cells {
 
 enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
-enum class Resolved : uint8_t { AllTrue, AllFalse, Decoded };  // AllTrue: every present row matches
-
-// One bit per row of a block (bit i%64 of word i/64); bits at and past len are 0.
-struct BlockMask {
-  uint64_t words[kBlockLanes / 64] = {};
-  bool test(uint32_t i) const { return (words[i >> 6] >> (i & 63)) & 1; }
-  uint64_t count() const;
-};
 
 struct IntSum {
   __int128 sum = 0;

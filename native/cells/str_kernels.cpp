@@ -40,29 +40,29 @@ void present_rows(const Cell& c, BlockMask& out) {
   if (c.len % 64) out.words[c.len / 64] = str::lane_mask(unsigned(c.len % 64));
 }
 
-Resolution all_true(const Cell& c, BlockMask& out) {
+Resolved all_true(const Cell& c, BlockMask& out) {
   present_rows(c, out);
-  return Resolution::AllTrue;
+  return Resolved::AllTrue;
 }
-Resolution all_false(BlockMask& out) {
+Resolved all_false(BlockMask& out) {
   std::fill(std::begin(out.words), std::end(out.words), 0);
-  return Resolution::AllFalse;
+  return Resolved::AllFalse;
 }
 
 // Row by row over the present rows: `match(i)` decides row i.
 template <class Match>
-Resolution per_row(const Cell& c, BlockMask& out, Match match) {
+Resolved per_row(const Cell& c, BlockMask& out, Match match) {
   std::fill(std::begin(out.words), std::end(out.words), 0);
   const uint8_t* valid = c.validity();
   for (uint32_t i = 0; i < c.len; ++i)
     if (row_valid(valid, i) && match(i)) out.set(i);
-  return Resolution::Decoded;
+  return Resolved::Decoded;
 }
 
 std::string_view constant_value(const Cell& c) { return {reinterpret_cast<const char*>(c.payload), size_t(c.meta[0])}; }
 
 // ---- Dict / GlobalDict ----
-Resolution compare_dict(const Cell& c, const StrPredicate& p, BlockMask& out) {
+Resolved compare_dict(const Cell& c, const StrPredicate& p, BlockMask& out) {
   const str::DictLayout l = str::dict_layout(c);
   uint8_t hit[kBlockLanes];
   uint64_t hits = 0;
@@ -73,7 +73,7 @@ Resolution compare_dict(const Cell& c, const StrPredicate& p, BlockMask& out) {
   return per_row(c, out, [&](uint32_t i) { return hit[l.code(i)] != 0; });
 }
 
-Resolution compare_global_dict(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
+Resolved compare_global_dict(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
   if (!ctx.global_dict) throw_invalid("a global_dict block compared without its column's dictionary");
   const StrBuffer& values = *ctx.global_dict;
   const uint64_t n = values.size();
@@ -119,7 +119,7 @@ int key_compare(Sym8Key a, Sym8Key b) {
   return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
 }
 
-Resolution compare_sym8(const Cell& c, const StrPredicate& p, BlockMask& out) {
+Resolved compare_sym8(const Cell& c, const StrPredicate& p, BlockMask& out) {
   const str::Sym8Layout l = str::sym8_layout(c);
   const bool implicit = l.lengths == nullptr;
   auto row_key = [&](uint32_t i) {
@@ -180,7 +180,7 @@ Resolution compare_sym8(const Cell& c, const StrPredicate& p, BlockMask& out) {
 // ---- Views and the generic path ----
 // Rows whose suffix equals `tail` (its bytes all in the alphabet), compared as packed symbols
 // 56 bits at a time, never unpacked (invert: ne).
-Resolution packed_views_equal(const Cell& c, const str::ViewsLayout& l, std::string_view tail, bool invert, BlockMask& out) {
+Resolved packed_views_equal(const Cell& c, const str::ViewsLayout& l, std::string_view tail, bool invert, BlockMask& out) {
   const unsigned b = l.symbol_bits;
   uint8_t code_of[256] = {};
   for (uint32_t k = 0; k < l.alphabet_size; ++k) code_of[l.alphabet[k]] = uint8_t(k);
@@ -203,7 +203,7 @@ Resolution packed_views_equal(const Cell& c, const str::ViewsLayout& l, std::str
 
 // Packed views: every present row starts with the block's prefix and its other bytes come from
 // the alphabet, which often decides a block before any row is unpacked.
-bool packed_views_resolve(const Cell& c, const StrPredicate& p, BlockMask& out, Resolution& r) {
+bool packed_views_resolve(const Cell& c, const StrPredicate& p, BlockMask& out, Resolved& r) {
   const str::ViewsLayout l = str::views_layout(c);
   if (!l.packed) return false;
   const std::string_view pre(reinterpret_cast<const char*>(l.prefix), l.prefix_len);
@@ -240,19 +240,13 @@ bool packed_views_resolve(const Cell& c, const StrPredicate& p, BlockMask& out, 
   return false;
 }
 
-Resolution compare_decoded(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
+Resolved compare_decoded(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
   StrBuffer rows;
   rows.bytes.reserve(c.payload_bytes);
   decode_rows(c, 0, uint32_t(c.len), &rows, ctx);
   return per_row(c, out, [&](uint32_t i) { return str_matches(rows.at(i), p); });
 }
 }  // namespace
-
-uint64_t BlockMask::count() const {
-  uint64_t n = 0;
-  for (uint64_t w : words) n += uint64_t(__builtin_popcountll(w));
-  return n;
-}
 
 bool str_matches(std::string_view v, const StrPredicate& p) {
   switch (p.op) {
@@ -262,7 +256,7 @@ bool str_matches(std::string_view v, const StrPredicate& p) {
   }
 }
 
-Resolution compare(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
+Resolved compare(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
   if (c.kind_v() != Kind::Str) throw Error(Code::TET_INTERNAL, "cells: a string compare on a block of another kind");
   if (valid_count(c) == 0) return all_false(out);
   switch (c.enc_v()) {
@@ -272,7 +266,7 @@ Resolution compare(const Cell& c, const StrPredicate& p, BlockMask& out, const D
     case Enc::Sym8:
     case Enc::Sym8For: return compare_sym8(c, p, out);
     case Enc::Views: {
-      Resolution r;
+      Resolved r;
       if (packed_views_resolve(c, p, out, r)) return r;
       return compare_decoded(c, p, out, ctx);
     }

@@ -3,7 +3,7 @@
 //
 // compare() resolves a block without per-row work where the block's form allows: from the Sym8
 // zone map, a Constant's value, a Dict's values (compared once; the codes are then mapped), or a
-// packed Views block's common prefix and alphabet. The Resolution says which happened, for the
+// packed Views block's common prefix and alphabet. The Resolved says which happened, for the
 // where_plan counts (AllTrue / AllFalse: zone-map or dictionary resolved; Decoded: the payload
 // was read row by row, as codes, words or bytes).
 #pragma once
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cells/encoding.h"
+#include "cells/mask.h"
 
 namespace tet::cells {
 
@@ -25,22 +26,13 @@ struct StrPredicate {
   std::vector<std::string> set;  // In: ascending in binary order, no duplicates
 };
 
-enum class Resolution : uint8_t { AllTrue, AllFalse, Decoded };
-
-// One bit per lane (bit i % 64 of word i / 64 = row i matches); bits at and past len are zero.
-struct BlockMask {
-  uint64_t words[kBlockLanes / 64] = {};
-  bool test(uint32_t i) const { return (words[i >> 6] >> (i & 63)) & 1; }
-  void set(uint32_t i) { words[i >> 6] |= uint64_t(1) << (i & 63); }
-  uint64_t count() const;
-};
 
 // Whether one value satisfies the predicate (the scalar reference the kernels agree with).
 bool str_matches(std::string_view value, const StrPredicate& p);
 
 // Fills `out` with the rows of a validated leaf block that satisfy `p`. AllTrue: every present
 // row matches (out = the present rows); AllFalse: none does (out all zero).
-Resolution compare(const Cell& block, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx = {});
+Resolved compare(const Cell& block, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx = {});
 
 // Appends the rows selected by `mask` (in row order; a selected null row appends "").
 void filter(const Cell& block, const BlockMask& mask, StrBuffer& out, const DecodeContext& ctx = {});

@@ -482,7 +482,7 @@ void check_kernels(const Cell& c, const Model& m, const std::vector<std::string>
         p.set.erase(std::unique(p.set.begin(), p.set.end()), p.set.end());
       }
       BlockMask mask;
-      const Resolution r = compare(c, p, mask, ctx);
+      const Resolved r = compare(c, p, mask, ctx);
       ++resolved[int(r)];
       uint64_t want_count = 0, present = 0;
       bool ok = true;
@@ -494,8 +494,8 @@ void check_kernels(const Cell& c, const Model& m, const std::vector<std::string>
       }
       for (uint32_t i = uint32_t(c.len); i < kBlockLanes; ++i)
         if (mask.test(i)) ok = false;
-      if (r == Resolution::AllTrue && want_count != present) ok = false;
-      if (r == Resolution::AllFalse && want_count != 0) ok = false;
+      if (r == Resolved::AllTrue && want_count != present) ok = false;
+      if (r == Resolved::AllFalse && want_count != 0) ok = false;
       if (!ok) {
         std::printf("  kernel mismatch: %s op %d literal \"%s\" resolution %d\n", enc_name(c.enc_v()), int(op), p.literal.c_str(), int(r));
         CHECK(false);
@@ -564,20 +564,20 @@ TEST_CASE("kernels: the sym8 zone map and a dict's values settle blocks without 
     CellRef c = str::encode_sym8(mb.block, sp, for_);
     BlockMask mask;
     auto res = [&](StrOp op, const char* lit) { return compare(*c, StrPredicate{op, lit, {}}, mask, {}); };
-    CHECK(res(StrOp::Lt, "L") == Resolution::AllTrue);
+    CHECK(res(StrOp::Lt, "L") == Resolved::AllTrue);
     CHECK(mask.count() == 2048);
-    CHECK(res(StrOp::Lt, "K1000") == Resolution::AllFalse);
-    CHECK(res(StrOp::Le, "K3047") == Resolution::AllTrue);
-    CHECK(res(StrOp::Ge, "K1000") == Resolution::AllTrue);
-    CHECK(res(StrOp::Gt, "K3047") == Resolution::AllFalse);
-    CHECK(res(StrOp::Eq, "K0999") == Resolution::AllFalse);
-    CHECK(res(StrOp::Eq, "K0999 and longer") == Resolution::AllFalse);
-    CHECK(res(StrOp::Ne, "Z") == Resolution::AllTrue);
-    CHECK(res(StrOp::Prefix, "K") == Resolution::AllTrue);
-    CHECK(res(StrOp::Prefix, "J") == Resolution::AllFalse);
-    CHECK(res(StrOp::Eq, "K2000") == Resolution::Decoded);
+    CHECK(res(StrOp::Lt, "K1000") == Resolved::AllFalse);
+    CHECK(res(StrOp::Le, "K3047") == Resolved::AllTrue);
+    CHECK(res(StrOp::Ge, "K1000") == Resolved::AllTrue);
+    CHECK(res(StrOp::Gt, "K3047") == Resolved::AllFalse);
+    CHECK(res(StrOp::Eq, "K0999") == Resolved::AllFalse);
+    CHECK(res(StrOp::Eq, "K0999 and longer") == Resolved::AllFalse);
+    CHECK(res(StrOp::Ne, "Z") == Resolved::AllTrue);
+    CHECK(res(StrOp::Prefix, "K") == Resolved::AllTrue);
+    CHECK(res(StrOp::Prefix, "J") == Resolved::AllFalse);
+    CHECK(res(StrOp::Eq, "K2000") == Resolved::Decoded);
     CHECK(mask.count() == 1 && mask.test(1000));
-    CHECK(compare(*c, StrPredicate{StrOp::In, "", {"A", "K9999"}}, mask, {}) == Resolution::AllFalse);
+    CHECK(compare(*c, StrPredicate{StrOp::In, "", {"A", "K9999"}}, mask, {}) == Resolved::AllFalse);
     const auto mm = min_max(*c);
     CHECK(mm && mm->first == "K1000" && mm->second == "K3047");
   }
@@ -587,10 +587,10 @@ TEST_CASE("kernels: the sym8 zone map and a dict's values settle blocks without 
   Built b = build(colors, {false, false});
   CHECK(b.root->enc_v() == Enc::Dict);
   BlockMask mask;
-  CHECK(compare(*b.root, StrPredicate{StrOp::Prefix, "b", {}}, mask, {}) == Resolution::Decoded);
-  CHECK(compare(*b.root, StrPredicate{StrOp::Gt, "a", {}}, mask, {}) == Resolution::AllTrue);
+  CHECK(compare(*b.root, StrPredicate{StrOp::Prefix, "b", {}}, mask, {}) == Resolved::Decoded);
+  CHECK(compare(*b.root, StrPredicate{StrOp::Gt, "a", {}}, mask, {}) == Resolved::AllTrue);
   CHECK(mask.count() == 2047 && !mask.test(7));
-  CHECK(compare(*b.root, StrPredicate{StrOp::Eq, "red", {}}, mask, {}) == Resolution::AllFalse);
+  CHECK(compare(*b.root, StrPredicate{StrOp::Eq, "red", {}}, mask, {}) == Resolved::AllFalse);
   const auto mm = min_max(*b.root);
   CHECK(mm && mm->first == "blue-ish colour" && mm->second == "green-ish colour");
 }
@@ -709,7 +709,7 @@ TEST_CASE("block index: <= 5 B/row on a 10^6-row unique column, no false negativ
   BlockMask mask;
   uint64_t found = 0;
   for (uint32_t blk : ix->lookup(std::string_view(needle)))
-    if (compare(block_at(*b.root, blk), StrPredicate{StrOp::Eq, needle, {}}, mask, {}) != Resolution::AllFalse) found += mask.count();
+    if (compare(block_at(*b.root, blk), StrPredicate{StrOp::Eq, needle, {}}, mask, {}) != Resolved::AllFalse) found += mask.count();
   CHECK(found == 1);
 }
 
