@@ -20,8 +20,8 @@ void pack_residuals(const uint64_t* residuals, uint32_t n, unsigned w, uint64_t*
 namespace {
 
 template <unsigned W, class Lane>
-void unpack_groups_w(const uint64_t* words, uint32_t g0, uint32_t ng, Lane* out) {
-  const uint64_t* in = words + uint64_t(g0) * W;
+void unpack_groups_w(const uint64_t* __restrict words, uint32_t g0, uint32_t ng, Lane* __restrict out) {
+  const uint64_t* __restrict in = words + uint64_t(g0) * W;
   for (uint32_t g = 0; g < ng; ++g, in += W, out += kGroupLanes) {
     if constexpr (W == 0) {
       std::memset(out, 0, kGroupLanes * sizeof(Lane));

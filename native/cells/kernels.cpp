@@ -101,13 +101,29 @@ std::optional<Resolved> resolve_by_bounds(CmpOp op, T c, T lo, T hi) {
   return std::nullopt;
 }
 
-// Mask words over n lanes: bit j = holds<Op>(value(j), c).
+// Mask words over n lanes: bit j = holds<Op>(value(j), c). Whole words take a fixed-count loop
+// the compiler unrolls; the tail word a short one.
 template <CmpOp Op, class T, class Value>
 void compare_lanes(uint32_t n, T c, uint64_t* words, Value&& value) {
-  for (uint32_t w = 0; w * 64 < n; ++w) {
-    const uint32_t m = n - w * 64 < 64 ? n - w * 64 : 64;
+  uint32_t w = 0;
+  for (; (w + 1) * 64 <= n; ++w) {
+    // 64 comparisons into bytes (a loop that vectorises), then 8 bytes at a time into bits:
+    // multiplying 0/1 bytes by 0x0102040810204080 gathers them into the top byte, each bit
+    // landing once, so no carries.
+    uint8_t hit[64];
+    const uint32_t row = w * 64;
+    for (uint32_t j = 0; j < 64; ++j) hit[j] = holds<Op>(value(row + j), c);
     uint64_t bits = 0;
-    for (uint32_t j = 0; j < m; ++j) bits |= uint64_t(holds<Op>(value(w * 64 + j), c)) << j;
+    for (uint32_t k = 0; k < 8; ++k) {
+      uint64_t eight;
+      std::memcpy(&eight, hit + 8 * k, 8);
+      bits |= ((eight * 0x0102040810204080u) >> 56) << (8 * k);
+    }
+    words[w] = bits;
+  }
+  if (w * 64 < n) {
+    uint64_t bits = 0;
+    for (uint32_t j = 0; w * 64 + j < n; ++j) bits |= uint64_t(holds<Op>(value(w * 64 + j), c)) << j;
     words[w] = bits;
   }
 }
@@ -179,9 +195,18 @@ __int128 sum_tier(const Cell& b, const IntTier& t, uint64_t present) {
     with_lanes(t, [&](const auto* l) { for (uint32_t i = 0; i < t.count; ++i) lanes += l[i]; });
     return __int128(t.offset) * present + lanes;
   }
+  // Wide lanes: value = offset + lane modulo 2^64. Summed as high (signed) and low 32-bit
+  // halves in 64-bit lanes, which vectorises and is exact for ≤ 2^31 rows.
   const uint64_t* l = t.as<uint64_t>();
   const uint64_t off = bits_of(t.offset);
-  for (uint32_t i = 0; i < t.count; ++i) s += as_i64(off + l[i]);
+  int64_t high = 0;
+  uint64_t low = 0;
+  for (uint32_t i = 0; i < t.count; ++i) {
+    const uint64_t x = off + l[i];
+    high += as_i64(x) >> 32;
+    low += x & 0xffffffffu;
+  }
+  s = __int128(high) * (__int128(1) << 32) + low;
   // Each null lane (0) counted the offset once.
   return s - __int128(t.offset) * (b.len - present);
 }
