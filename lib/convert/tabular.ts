@@ -167,7 +167,7 @@ const TEXT_I64_MIN = -(1n << 63n);
 
 function csvIntValue(text: string): bigint | number | undefined {
   if (!CSV_INT.test(text)) return undefined;
-  if (text.length <= 16) return Number(text);  // |v| < 10^16 ≤ 2^53 · 1.1: exact below 2^53, checked below
+  if (text.length <= 15) return Number(text);  // at most 15 digits: below 2^53, exact as a number
   const v = BigInt(text);
   return v < TEXT_I64_MIN || v > I64_MAX ? undefined : v;
 }

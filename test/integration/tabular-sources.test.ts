@@ -320,7 +320,7 @@ describe('CSV', () => {
     const cols = {
       b: (i: number) => (i % 10 === 0 ? null : i % 3 === 0 ? 'true' : 'FALSE'),
       n: (i: number) => (i % 10 === 1 ? null : String(i * 7919 - 1e7)),
-      big: (i: number) => (i === 5 ? '9223372036854775807' : i === 6 ? '-9223372036854775808' : `+${i}`),
+      big: (i: number) => (i === 5 ? '9223372036854775807' : i === 6 ? '-9223372036854775808' : i === 7 ? '9999999999999999' : i === 8 ? '-000000000000000000012' : `+${i}`),
       f: (i: number) => ['1.5', 'NaN', '-inf', '1e-3', String(i / 8), '.25', 'Infinity'][i % 7],
       d: (i: number) => (i % 9 === 0 ? null : `${1900 + (i % 200)}-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`),
       tz: (i: number) => `2020-01-01T00:00:${String(i % 60).padStart(2, '0')}${i % 2 ? '.5' : ''}${['Z', '+01:00', 'z', '-00:00'][i % 4]}`,
@@ -345,7 +345,7 @@ describe('CSV', () => {
     const DAY = 86_400_000;
     expect(columns.b).toEqual(idx.map((i) => (cols.b(i) === null ? null : i % 3 === 0)));
     expect(columns.n).toEqual(idx.map((i) => (i % 10 === 1 ? null : BigInt(i * 7919 - 1e7))));
-    expect(columns.big).toEqual(idx.map((i) => (i === 5 ? (1n << 63n) - 1n : i === 6 ? -(1n << 63n) : BigInt(i))));
+    expect(columns.big).toEqual(idx.map((i) => (i === 5 ? (1n << 63n) - 1n : i === 6 ? -(1n << 63n) : i === 7 ? 9999999999999999n : i === 8 ? -12n : BigInt(i))));
     expect(columns.f).toEqual(idx.map((i) => [1.5, NaN, -Infinity, 0.001, i / 8, 0.25, Infinity][i % 7]));
     expect(columns.d).toEqual(idx.map((i) => (cols.d(i) === null ? null : Date.parse(`${cols.d(i)}T00:00:00Z`) / DAY)));
     // offsets Z, +01:00, z, -00:00 → UTC µs (Date.parse as the reference for the second)
