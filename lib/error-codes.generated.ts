@@ -204,7 +204,7 @@ export const ERROR_CODE_INFO: { readonly [C in ErrorCode]: { readonly cls: Error
   TET_WRITE_COMPRESS: { cls: 'Io', meaning: 'zstd compression of a chunk failed' },
   TET_CONVERT_BAD_OPTION: { cls: 'Convert', meaning: 'a convert option has an invalid value' },
   TET_CONVERT_OPEN: { cls: 'Convert', meaning: 'the convert source cannot be opened' },
-  TET_CONVERT_UNKNOWN_FORMAT: { cls: 'Convert', meaning: 'the convert source is not netCDF, HDF5 or Zarr' },
+  TET_CONVERT_UNKNOWN_FORMAT: { cls: 'Convert', meaning: 'the convert source is not netCDF, HDF5, Zarr, CSV, Parquet or Arrow IPC' },
   TET_CONVERT_SOURCE_INVALID: { cls: 'Convert', meaning: 'the convert source\'s structure cannot be read' },
   TET_CONVERT_NO_DATASETS: { cls: 'Convert', meaning: 'the convert source has no variable that can be converted' },
   TET_CONVERT_READ: { cls: 'Convert', meaning: 'reading a variable\'s data from the convert source failed' },
