@@ -8,7 +8,6 @@
 #include "cells/numeric.h"
 #include "tet/error.h"
 #include "util/checked.h"
-#include "util/utf8.h"
 
 namespace tet::cells {
 
@@ -27,7 +26,6 @@ void constant_validate(const Cell& c, const DecodeContext&) {
     expect_meta_zero(c, 1, 1, "constant");
     for (uint64_t i = n; i < align8(n); ++i)
       if (c.payload[i] != 0) throw_invalid("constant str padding is not zero");
-    if (!utf8_valid(c.payload, n)) throw_invalid("constant str is not UTF-8");
     return;
   }
   expect_data_bytes(c, 0, "constant");
