@@ -425,7 +425,8 @@ export function toPhysical(name: string, col: ColumnInput, options: ToPhysicalOp
   return batch;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// Lenient: a crafted file's invalid UTF-8 reads as U+FFFD (writers only store valid UTF-8).
+const decoder = new TextDecoder('utf-8', { fatal: false });
 
 function badBatch(message: string): TetError {
   return new TetError('TET_INTERNAL', `physical batch: ${message}`);
@@ -451,7 +452,7 @@ function narrowDays(data: BigInt64Array): Int32Array {
   for (let i = 0; i < rows; i++) {
     const lo = words === null ? Number(BigInt.asIntN(32, data[i])) : words[2 * i];
     const hi = words === null ? Number(data[i] >> 32n) : words[2 * i + 1];
-    if (hi !== lo >> 31) throw badBatch(`date ${data[i]} at row ${i} is outside the i32 day range`);
+    if (hi !== lo >> 31) throw new TetError('TET_CELLS_INVALID', `a stored date ${data[i]} at row ${i} is outside the i32 day range`);
     days[i] = lo;
   }
   return days;
