@@ -9,7 +9,7 @@ import { TetError, TetIoError, toTetError } from './errors';
 import type { NativeWriterHandle } from './native';
 import { batchOf, declareTable, nativeColumns, type TableBatch } from './tables/io';
 import { schemaFromSpec } from './tables/normalize';
-import type { ColumnInput, ColumnSchema } from './tables/types';
+import type { ColumnInput, ColumnSchema, PhysicalBatch } from './tables/types';
 import {
   DTYPE_SIZE, DTYPE_TAG, type DatasetMetadata, type DTypeName, type FileExecution, type FileMetadata,
   type HistoryRow, type TetTypedArray,
@@ -96,6 +96,20 @@ export class TableWriter {
     } catch (err) {
       return Promise.reject(err instanceof TetError ? err : toTetError(err));
     }
+  }
+
+  /**
+   * Appends physical batches (one per column, in schema order, `rows` each), as the converters
+   * produce them.
+   * @internal
+   */
+  appendPhysical(rows: number, columns: PhysicalBatch[]): Promise<void> {
+    const names = Object.keys(this.schema);
+    if (columns.length !== names.length || columns.some((c, i) => c.rows !== rows || c.kind !== this.schema[names[i]].kind)) {
+      return Promise.reject(writeError(`table ${JSON.stringify(this.name)}: physical batches do not match the schema`));
+    }
+    this.rows += rows;
+    return this.send(rows, nativeColumns(columns));
   }
 }
 
