@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
 
+#include <unistd.h>
+
 #include "cells/str_codec.h"
 #include "tet/error.h"
+#include "util/io.h"
 
 namespace tet::cells {
 
@@ -271,48 +275,192 @@ unsigned bucket_bits_for(uint64_t entries) {
   const unsigned b = entries < 128 ? 0 : bits_for(entries / 128);
   return b > BlockIndex::kMaxBucketBits ? BlockIndex::kMaxBucketBits : b;
 }
+
+// Writes the body from the pairs' keys (hash top 40 bits << 24 | block) in ascending order,
+// duplicates allowed. Entries are keyed (bucket, fingerprint, block): the (bucket, fingerprint)
+// prefix is a prefix of the key's hash bits, so ascending keys give ascending prefixes, and only
+// the blocks of one prefix (a handful: distinct hashes sharing 16 + B bits) need re-sorting.
+class IndexBodyWriter {
+ public:
+  // `max_entries`: the distinct keys that will come (sizes the buckets and the table).
+  IndexBodyWriter(uint64_t block_count, uint64_t max_entries)
+      : block_count_(block_count), block_bits_(bits_for(block_count - 1)), bucket_bits_(bucket_bits_for(max_entries)),
+        entry_bits_(BlockIndex::kFingerprintBits + block_bits_),
+        prefix_shift_(kHashBitsKept - bucket_bits_ - BlockIndex::kFingerprintBits) {
+    if (max_entries > UINT32_MAX) throw Error(Code::TET_INTERNAL, "cells: a block index of more than 2^32 entries");
+    const uint64_t buckets = uint64_t(1) << bucket_bits_;
+    put_header_bytes(body_, {1, kValueHashVersion, uint8_t(bucket_bits_), uint8_t(BlockIndex::kFingerprintBits), uint8_t(block_bits_), 0, 0, 0});
+    put_u64(body_, 0);  // entries: set by finish
+    put_u64(body_, block_count);
+    dir_at_ = body_.size();
+    body_.resize(dir_at_ + align8(4 * (buckets + 1)), 0);
+    table_at_ = body_.size();
+    body_.resize(table_at_ + str::packed_bytes(max_entries, entry_bits_), 0);
+    max_entries_ = max_entries;
+  }
+  void push(uint64_t key) {
+    const uint64_t prefix = (key >> BlockIndex::kMaxBlockBits) >> prefix_shift_;
+    if (prefix != group_prefix_) {
+      flush_group();
+      group_prefix_ = prefix;
+    }
+    group_.push_back(uint32_t(key & str::lane_mask(BlockIndex::kMaxBlockBits)));
+  }
+  std::vector<uint8_t> finish() {
+    flush_group();
+    const uint64_t buckets = uint64_t(1) << bucket_bits_;
+    while (next_bucket_ <= buckets) store_u32(body_.data() + dir_at_ + 4 * next_bucket_++, uint32_t(n_));
+    store_u64(body_.data() + 8, n_);
+    body_.resize(table_at_ + str::packed_bytes(n_, entry_bits_));  // fewer entries than sized: the tail was zero
+    return std::move(body_);
+  }
+
+ private:
+  void flush_group() {
+    if (group_.empty()) return;
+    std::sort(group_.begin(), group_.end());
+    group_.erase(std::unique(group_.begin(), group_.end()), group_.end());
+    const uint64_t bucket = group_prefix_ >> BlockIndex::kFingerprintBits;
+    while (next_bucket_ <= bucket) store_u32(body_.data() + dir_at_ + 4 * next_bucket_++, uint32_t(n_));
+    if (group_.back() >= block_count_) throw Error(Code::TET_INTERNAL, "cells: a block index pair names a block past its block count");
+    for (uint32_t block : group_) {
+      if (n_ == max_entries_) throw Error(Code::TET_INTERNAL, "cells: a block index got more entries than it was sized for");
+      str::pack_lane(body_.data() + table_at_, n_++, entry_bits_, (group_prefix_ & str::lane_mask(BlockIndex::kFingerprintBits)) << block_bits_ | block);
+    }
+    group_.clear();
+  }
+  const uint64_t block_count_;
+  const unsigned block_bits_, bucket_bits_, entry_bits_, prefix_shift_;
+  std::vector<uint8_t> body_;
+  size_t dir_at_ = 0, table_at_ = 0;
+  uint64_t max_entries_ = 0, n_ = 0, next_bucket_ = 0;
+  uint64_t group_prefix_ = ~uint64_t(0);  // no prefix has all 64 bits set (≤ 40 are used)
+  std::vector<uint32_t> group_;
+};
+
+std::string default_spill_dir() {
+  const char* t = std::getenv("TMPDIR");
+  return t && *t ? std::string(t) : std::string("/tmp");
+}
+
+// One spilled run being read back in key order, kReadKeys at a time.
+class RunCursor {
+ public:
+  static constexpr uint64_t kReadKeys = 8192;  // 64 KiB
+  RunCursor(int fd, uint64_t first, uint64_t count) : fd_(fd), next_(first), left_(count) {}
+  bool done() const { return at_ == buf_.size() && left_ == 0; }
+  uint64_t key() const { return buf_[at_]; }
+  // Steps past key(); false when the run is exhausted.
+  bool advance() {
+    if (++at_ < buf_.size()) return true;
+    return refill();
+  }
+  bool refill() {
+    if (left_ == 0) return false;
+    const uint64_t n = std::min(left_, kReadKeys);
+    buf_.resize(n);
+    if (pread_full(fd_, buf_.data(), n * 8, next_ * 8) != 0)
+      throw Error(Code::TET_WRITE_IO, "cannot read back the block index's spilled pairs");
+    next_ += n, left_ -= n, at_ = 0;
+    return true;
+  }
+
+ private:
+  int fd_;
+  uint64_t next_, left_;
+  std::vector<uint64_t> buf_;
+  size_t at_ = 0;
+};
 }  // namespace
+
+BlockIndex::Builder::Builder(std::string spill_dir, uint64_t run_pairs)
+    : spill_dir_(spill_dir.empty() ? default_spill_dir() : std::move(spill_dir)), run_pairs_(run_pairs ? run_pairs : 1) {}
+
+BlockIndex::Builder::~Builder() {
+  if (spill_fd_ >= 0) ::close(spill_fd_);
+}
+
+void BlockIndex::Builder::clear() {
+  std::vector<uint64_t>().swap(keys_);
+  if (spill_fd_ >= 0) ::close(spill_fd_);
+  spill_fd_ = -1;
+  std::vector<Run>().swap(runs_);
+  spilled_ = 0;
+  last_block_ = UINT32_MAX;
+}
+
+// Grows the run buffer towards run_pairs + one block's pairs, not past it by doubling (a
+// 64 MiB run would otherwise reserve 128).
+void BlockIndex::Builder::grow() {
+  const uint64_t cap = keys_.capacity();
+  const uint64_t limit = run_pairs_ + kBlockLanes;
+  uint64_t want = cap < 1024 ? 1024 : 2 * cap;
+  if (want > limit && cap < limit) want = limit;
+  keys_.reserve(want);
+}
+
+void BlockIndex::Builder::spill_run() {
+  if (keys_.empty()) return;
+  std::sort(keys_.begin(), keys_.end());
+  keys_.erase(std::unique(keys_.begin(), keys_.end()), keys_.end());
+  if (spill_fd_ < 0) spill_fd_ = create_unlinked_temp(spill_dir_, "tet-blockindex-");
+  if (int err = pwrite_full(spill_fd_, keys_.data(), keys_.size() * 8, spilled_ * 8))
+    throw Error(Code::TET_WRITE_IO, "cannot spill the block index's pairs to a temp file in " + spill_dir_ + ": " + errno_text(err));
+  runs_.push_back({spilled_, keys_.size()});
+  spilled_ += keys_.size();
+  keys_.clear();
+}
 
 BlockIndex BlockIndex::Builder::finish(uint64_t block_count) {
   if (block_count == 0 || block_count > kMaxBlocks) throw Error(Code::TET_INTERNAL, "cells: a block index over 0 or too many blocks");
-  std::sort(keys_.begin(), keys_.end());
-  keys_.erase(std::unique(keys_.begin(), keys_.end()), keys_.end());
-  const unsigned block_bits = bits_for(block_count - 1);
-  const unsigned bucket_bits = bucket_bits_for(keys_.size());
-  const unsigned fp_bits = kFingerprintBits;
-  // Re-key as (bucket, fingerprint, block): distinct hashes may share all three.
-  const uint64_t block_mask = str::lane_mask(kMaxBlockBits);
-  for (uint64_t& k : keys_) {
-    const uint64_t top = k >> kMaxBlockBits;  // the hash's top 40 bits
-    const uint64_t bucket_fp = top >> (kHashBitsKept - bucket_bits - fp_bits);
-    k = (bucket_fp << block_bits) | (k & block_mask);
-  }
-  std::sort(keys_.begin(), keys_.end());
-  keys_.erase(std::unique(keys_.begin(), keys_.end()), keys_.end());
-  const uint64_t n = keys_.size();
-  if (n > UINT32_MAX) throw Error(Code::TET_INTERNAL, "cells: a block index of more than 2^32 entries");
-  const unsigned entry_bits = fp_bits + block_bits;
-  const uint64_t buckets = uint64_t(1) << bucket_bits;
-
   BlockIndex ix;
-  std::vector<uint8_t>& out = ix.body_;
-  put_header_bytes(out, {1, kValueHashVersion, uint8_t(bucket_bits), uint8_t(fp_bits), uint8_t(block_bits), 0, 0, 0});
-  put_u64(out, n);
-  put_u64(out, block_count);
-  const size_t dir = out.size();
-  out.resize(dir + align8(4 * (buckets + 1)), 0);
-  const size_t table = out.size();
-  out.resize(table + str::packed_bytes(n, entry_bits), 0);
-  uint64_t b = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t bucket = keys_[i] >> entry_bits;
-    while (b <= bucket) store_u32(out.data() + dir + 4 * b++, uint32_t(i));
-    str::pack_lane(out.data() + table, i, entry_bits, keys_[i] & str::lane_mask(entry_bits));
+  if (!runs_.empty()) {
+    ix = merge_runs(block_count);
+  } else {
+    std::sort(keys_.begin(), keys_.end());
+    keys_.erase(std::unique(keys_.begin(), keys_.end()), keys_.end());
+    IndexBodyWriter w(block_count, keys_.size());
+    for (uint64_t k : keys_) w.push(k);
+    ix.body_ = w.finish();
   }
-  while (b <= buckets) store_u32(out.data() + dir + 4 * b++, uint32_t(n));
   clear();
   ix.bind();
   return ix;
+}
+
+// The k-way merge of the runs (a min-heap of cursors) straight into the body.
+BlockIndex BlockIndex::Builder::merge_runs(uint64_t block_count) {
+  spill_run();
+  std::vector<uint64_t>().swap(keys_);
+  std::vector<RunCursor> cursors;
+  cursors.reserve(runs_.size());
+  for (const Run& r : runs_) {
+    cursors.emplace_back(spill_fd_, r.first, r.count);
+    cursors.back().refill();
+  }
+  auto later = [&](size_t a, size_t b) { return cursors[a].key() > cursors[b].key(); };
+  std::vector<size_t> heap;
+  for (size_t i = 0; i < cursors.size(); ++i)
+    if (!cursors[i].done()) heap.push_back(i);
+  std::make_heap(heap.begin(), heap.end(), later);
+  IndexBodyWriter w(block_count, spilled_);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    RunCursor& c = cursors[heap.back()];
+    w.push(c.key());
+    if (c.advance()) std::push_heap(heap.begin(), heap.end(), later);
+    else heap.pop_back();
+  }
+  BlockIndex ix;
+  ix.body_ = w.finish();
+  return ix;
+}
+
+std::vector<uint8_t> BlockIndex::take_body() {
+  std::vector<uint8_t> body = std::move(body_);
+  body_.clear();
+  entries_ = block_count_ = 0;
+  return body;
 }
 
 void BlockIndex::bind() {

@@ -8,6 +8,7 @@
 // bodies are byte for byte in docs/format-tables.md, "Metablock bodies".
 #pragma once
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -83,18 +84,47 @@ class BlockIndex {
   static constexpr unsigned kMaxBucketBits = 24;
   static constexpr unsigned kMaxBlockBits = 24;  // 2^24 blocks = 3.4e10 rows
 
-  // Builds from (hash, block) pairs (any order, duplicates allowed). Keeps 8 bytes a pair until
-  // finish: the hash's top 40 bits and a 24-bit block number.
+  // Builds from (hash, block) pairs (any order, duplicates allowed), 8 bytes a pair: the hash's
+  // top 40 bits and a 24-bit block number. At most `run_pairs` of them (plus the rest of the
+  // block being added) stay in memory: past that the pairs are sorted and written as one run to
+  // an unlinked temp file in `spill_dir` ("" = $TMPDIR or /tmp), and finish() merges the runs
+  // (k-way, streaming) into the body. A run is cut only where the block number changes, so when
+  // each block's pairs come together (as StrBuilder adds them) the body is byte for byte the one
+  // an unspilled build gives; otherwise it may pick one more bucket bit, lookups stay exact.
+  // Memory at finish: the body (≤ 5 bytes an entry) plus a 64 KiB read buffer per run.
   class Builder {
    public:
     static constexpr uint64_t kMaxBlocks = uint64_t(1) << kMaxBlockBits;
-    void add(uint64_t hash, uint32_t block) { keys_.push_back((hash >> kMaxBlockBits) << kMaxBlockBits | block); }
-    uint64_t pairs() const { return keys_.size(); }
-    void clear() { std::vector<uint64_t>().swap(keys_); }
-    BlockIndex finish(uint64_t block_count);  // blocks < block_count ≤ kMaxBlocks
+    static constexpr uint64_t kDefaultRunPairs = uint64_t(8) << 20;  // 64 MiB of pairs
+    explicit Builder(std::string spill_dir = {}, uint64_t run_pairs = kDefaultRunPairs);
+    ~Builder();
+    Builder(const Builder&) = delete;
+    Builder& operator=(const Builder&) = delete;
+    void add(uint64_t hash, uint32_t block) {
+      if (block != last_block_) {
+        if (keys_.size() >= run_pairs_) spill_run();
+        last_block_ = block;
+      }
+      if (keys_.size() == keys_.capacity()) grow();
+      keys_.push_back((hash >> kMaxBlockBits) << kMaxBlockBits | block);
+    }
+    uint64_t pairs() const { return spilled_ + keys_.size(); }  // after each run's duplicates went
+    uint64_t runs_spilled() const { return runs_.size(); }
+    void clear();  // drops every pair (and the spill file); the builder may be used again
+    BlockIndex finish(uint64_t block_count);  // blocks < block_count ≤ kMaxBlocks; then clear()
 
    private:
-    std::vector<uint64_t> keys_;
+    void grow();
+    void spill_run();
+    BlockIndex merge_runs(uint64_t block_count);
+    std::vector<uint64_t> keys_;  // the run being gathered
+    std::string spill_dir_;
+    uint64_t run_pairs_;
+    uint32_t last_block_ = UINT32_MAX;
+    int spill_fd_ = -1;
+    struct Run { uint64_t first, count; };  // in keys, in the spill file
+    std::vector<Run> runs_;
+    uint64_t spilled_ = 0;
   };
 
   // Sorted, distinct block numbers that may hold a value with this hash.
@@ -106,9 +136,13 @@ class BlockIndex {
   uint64_t body_bytes() const { return body_.size(); }
 
   const std::vector<uint8_t>& encode() const { return body_; }
+  // The body, moved out (the index is empty afterwards): hands a large body to its writer
+  // without a copy.
+  std::vector<uint8_t> take_body();
   static BlockIndex decode(const uint8_t* body, size_t bytes);
 
  private:
+  friend class Builder;
   void bind();  // sets the fields below from body_
   std::vector<uint8_t> body_;  // the encoded body; lookups read it in place
   uint64_t entries_ = 0, block_count_ = 0;

@@ -175,21 +175,31 @@ class ValueInterner {
   std::vector<uint32_t> table_;  // id + 1, 0 = empty
 };
 
-struct BlockRecord {
-  uint32_t rows;
-  bool nulls;
-  uint64_t bytes;  // payload bytes of the per-block choice
-};
-
 CellRef encode_constant(const StrBlock& b, std::string_view v) {
   CellRef c = str::new_str_block(b, Enc::Constant, align8(v.size()));
   if (!v.empty()) std::memcpy(owned_payload(c), v.data(), v.size());
   c.mutable_cell()->meta[0] = v.size();
   return c;
 }
+
+// A block's own encoding (without the global dictionary) and its measured payload bytes.
+enum class Choice { Constant, Sym8, Sym8For, Dict, ViewsClassic, ViewsPacked };
+struct BlockPlan {
+  Choice choice = Choice::ViewsClassic;
+  uint64_t bytes = UINT64_MAX;  // payload bytes, mask trailer included
+  str::Sym8Plan sym8;
+};
+
+// A sealed block waiting for the global-dictionary decision.
+struct HeldBlock {
+  CellRef leaf;
+  uint64_t own_bytes;  // payload bytes of its own choice
+};
 }  // namespace
 
 struct StrBuilder::Impl {
+  explicit Impl(StrBuilderOptions o)
+      : options(std::move(o)), index_builder(options.spill_dir, options.index_run_pairs) {}
   StrBuilderOptions options;
   BlockRows rows;
   BlockDistinct distinct;
@@ -197,20 +207,29 @@ struct StrBuilder::Impl {
   DistinctSketch sketch;
   BlockIndex::Builder index_builder;
   bool index_alive = true;
-  std::vector<CellRef> leaves;
-  std::vector<BlockRecord> records;
+  enum class DictState { Pending, InForce, Off } dict_state = DictState::Pending;
+  uint64_t hold_limit = UINT64_MAX;  // blocks held for the decision (streaming: kGlobalDictDecideBlocks)
+  std::vector<HeldBlock> held;
+  std::vector<uint32_t> code_of_id;  // interner id -> global code, while in force
+  std::vector<CellRef> leaves;       // the column's blocks, without on_block
+  uint64_t blocks_sealed = 0;
   std::vector<uint32_t> codes = std::vector<uint32_t>(kBlockLanes);
+  std::vector<uint32_t> code_of_distinct = std::vector<uint32_t>(kBlockLanes);
   str::ViewsPlan views_plan;
   StrColumnStats stats;
   bool finished = false;
   std::unique_ptr<GlobalDictionary> global_dict;
   std::unique_ptr<BlockIndex> block_index;
 
-  CellRef encode_block(const StrBlock& b);
+  BlockPlan plan_block(const StrBlock& b);
+  CellRef encode_planned(const StrBlock& b, const BlockPlan& p);
   CellRef encode_dict(const StrBlock& b);
+  CellRef encode_global_if_smaller(const StrBlock& b, const BlockPlan& p);
   void flush();
+  void emit(CellRef c);
+  void release_held();
   bool index_qualifies(uint64_t blocks) const;
-  void apply_global_dictionary();
+  void decide_global_dictionary();
 };
 
 CellRef StrBuilder::Impl::encode_dict(const StrBlock& b) {
@@ -231,38 +250,62 @@ CellRef StrBuilder::Impl::encode_dict(const StrBlock& b) {
 }
 
 // The smallest of the encodings that can hold the block (ties go to the earlier, faster one).
-CellRef StrBuilder::Impl::encode_block(const StrBlock& b) {
-  if (distinct.count() <= 1) return encode_constant(b, distinct.count() ? b.at(distinct.first_row(0)) : std::string_view());
-  enum Choice { Sym8, Sym8For, Dict, ViewsClassic, ViewsPacked };
-  Choice best = ViewsClassic;
-  uint64_t best_bytes = UINT64_MAX;
-  auto consider = [&](Choice c, uint64_t bytes) {
-    if (bytes < best_bytes) best = c, best_bytes = bytes;
+BlockPlan StrBuilder::Impl::plan_block(const StrBlock& b) {
+  BlockPlan p;
+  if (distinct.count() <= 1) {
+    p.choice = Choice::Constant;
+    p.bytes = align8(distinct.count() ? b.at(distinct.first_row(0)).size() : 0) + b.mask_bytes();
+    return p;
+  }
+  uint64_t best = UINT64_MAX;
+  auto consider = [&](Choice c, uint64_t data_bytes) {
+    if (data_bytes < best) p.choice = c, best = data_bytes;
   };
-  const str::Sym8Plan sym8 = str::plan_sym8(b);
-  if (sym8.fits) consider(Sym8, str::sym8_data_bytes(b, sym8));
-  if (sym8.for_fits) consider(Sym8For, str::sym8_for_data_bytes(b, sym8));
-  if (distinct.bytes() <= UINT32_MAX) consider(Dict, str::dict_data_bytes(b.rows, distinct.count(), distinct.bytes()));
+  p.sym8 = str::plan_sym8(b);
+  if (p.sym8.fits) consider(Choice::Sym8, str::sym8_data_bytes(b, p.sym8));
+  if (p.sym8.for_fits) consider(Choice::Sym8For, str::sym8_for_data_bytes(b, p.sym8));
+  if (distinct.bytes() <= UINT32_MAX) consider(Choice::Dict, str::dict_data_bytes(b.rows, distinct.count(), distinct.bytes()));
   // Views is the fallback for longer strings: a block of strings ≤ 8 bytes keeps an ordered,
   // zone-mapped form even where packed views would measure smaller (decimal codes "A0000".."A2047":
   // 3.3 B/row as sym8_for, 2.0 packed).
-  if (!sym8.fits) {
+  if (!p.sym8.fits) {
     str::plan_views(b, views_plan);
     // Classic views decode without bit unpacking and compare on the in-view prefix; packed must
     // earn its unpacking by saving at least an eighth of the classic bytes.
     const uint64_t classic = str::views_classic_data_bytes(b, views_plan);
-    consider(ViewsClassic, classic);
+    consider(Choice::ViewsClassic, classic);
     const uint64_t packed = views_plan.packable ? str::views_packed_data_bytes(b, views_plan) : UINT64_MAX;
-    if (packed <= classic - classic / 8) consider(ViewsPacked, packed);
+    if (packed <= classic - classic / 8) consider(Choice::ViewsPacked, packed);
   }
-  switch (best) {
-    case Sym8: return str::encode_sym8(b, sym8, false);
-    case Sym8For: return str::encode_sym8(b, sym8, true);
-    case Dict: return encode_dict(b);
-    case ViewsPacked: return str::encode_views(b, views_plan, true);
-    case ViewsClassic: break;
+  p.bytes = best + b.mask_bytes();
+  return p;
+}
+
+CellRef StrBuilder::Impl::encode_planned(const StrBlock& b, const BlockPlan& p) {
+  switch (p.choice) {
+    case Choice::Constant: return encode_constant(b, distinct.count() ? b.at(distinct.first_row(0)) : std::string_view());
+    case Choice::Sym8: return str::encode_sym8(b, p.sym8, false);
+    case Choice::Sym8For: return str::encode_sym8(b, p.sym8, true);
+    case Choice::Dict: return encode_dict(b);
+    case Choice::ViewsPacked: return str::encode_views(b, views_plan, true);
+    case Choice::ViewsClassic: break;
   }
   return str::encode_views(b, views_plan, false);
+}
+
+// After the decision, with the dictionary in force: the block as GlobalDict when every value of
+// it is in the (fixed) dictionary and that is smaller than its own choice; else null.
+CellRef StrBuilder::Impl::encode_global_if_smaller(const StrBlock& b, const BlockPlan& p) {
+  if (p.choice == Choice::Constant) return CellRef();
+  const uint64_t n = global_dict->size();
+  if (str::global_dict_data_bytes(b.rows, n) + b.mask_bytes() >= p.bytes) return CellRef();
+  for (uint32_t d = 0; d < distinct.count(); ++d) {
+    const uint32_t id = interner.find(b.at(distinct.first_row(d)), distinct.hash(d));
+    if (id == ValueInterner::kAbsent) return CellRef();
+    code_of_distinct[d] = code_of_id[id];
+  }
+  for (uint32_t i = 0; i < b.rows; ++i) codes[i] = b.valid(i) ? code_of_distinct[distinct.value_of_row(i)] : 0;
+  return str::encode_global_dict(b, n, codes.data());
 }
 
 bool StrBuilder::Impl::index_qualifies(uint64_t blocks) const {
@@ -270,88 +313,125 @@ bool StrBuilder::Impl::index_qualifies(uint64_t blocks) const {
   return blocks >= 2 && d >= double(kIndexMinDistinct) && double(index_builder.pairs()) * kIndexMaxVisitShare <= d * double(blocks);
 }
 
+void StrBuilder::Impl::emit(CellRef c) {
+  ++stats.blocks;
+  ++stats.blocks_by_enc[c->enc];
+  stats.block_bytes += 64 + c->payload_bytes;
+  if (options.on_block) options.on_block(std::move(c));
+  else leaves.push_back(std::move(c));
+}
+
+void StrBuilder::Impl::release_held() {
+  for (HeldBlock& h : held) emit(std::move(h.leaf));
+  std::vector<HeldBlock>().swap(held);
+}
+
 void StrBuilder::Impl::flush() {
   if (rows.rows() == 0) return;
   const StrBlock b = rows.view();
   distinct.build(b);
-  const uint64_t block_no = leaves.size();
+  const uint64_t block_no = blocks_sealed++;
   if (index_alive && block_no >= BlockIndex::Builder::kMaxBlocks) {
     index_alive = false;
     index_builder.clear();
   }
+  const bool gather = dict_state == DictState::Pending && interner.alive();
   for (uint32_t d = 0; d < distinct.count(); ++d) {
     const uint64_t h = distinct.hash(d);
     sketch.add(h);
     if (index_alive) index_builder.add(h, uint32_t(block_no));
-    if (interner.alive()) interner.add(b.at(distinct.first_row(d)), h);
+    if (gather) interner.add(b.at(distinct.first_row(d)), h);
   }
-  CellRef blk = encode_block(b);
-  records.push_back({b.rows, b.validity != nullptr, blk->payload_bytes});
-  leaves.push_back(std::move(blk));
+  if (dict_state == DictState::Pending && !interner.alive()) {  // the candidate was dropped: no decision to wait for
+    dict_state = DictState::Off;
+    release_held();
+  }
+  const BlockPlan plan = plan_block(b);
+  stats.per_block_bytes += 64 + plan.bytes;
+  CellRef blk;
+  if (dict_state == DictState::InForce) blk = encode_global_if_smaller(b, plan);
+  if (!blk) blk = encode_planned(b, plan);
   stats.rows += b.rows;
   stats.nulls += rows.nulls();
+  rows.clear();
+  if (dict_state == DictState::Pending) {
+    held.push_back({std::move(blk), plan.bytes});
+    stats.blocks_held_max = std::max<uint64_t>(stats.blocks_held_max, held.size());
+    if (held.size() >= hold_limit) decide_global_dictionary();
+  } else {
+    emit(std::move(blk));
+  }
   // A column whose values recur across many blocks will not get an index: stop paying for it.
-  const uint64_t blocks = leaves.size();
-  if (index_alive && blocks % 64 == 0) {
+  if (index_alive && blocks_sealed % 64 == 0) {
     const double d = sketch.estimate();
-    if (double(index_builder.pairs()) * kIndexMaxVisitShare > d * double(blocks)) {
+    if (double(index_builder.pairs()) * kIndexMaxVisitShare > d * double(blocks_sealed)) {
       index_alive = false;
       index_builder.clear();
     }
   }
-  rows.clear();
 }
 
-// Decides the global dictionary by measurement and, when it pays, rewrites the blocks it makes
-// smaller (one at a time: each is decoded, mapped to global codes and replaced).
-void StrBuilder::Impl::apply_global_dictionary() {
-  if (!options.allow_global_dict || !interner.alive() || interner.size() == 0) return;
-  const uint64_t n = interner.size();
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return str::bytes_less(interner.value(x), interner.value(y)); });
-  auto dict = std::make_unique<GlobalDictionary>();
-  for (uint32_t id : order) dict->values.push(interner.value(id));
-  const uint64_t dict_bytes = dict->encode().size();
-  uint64_t without = 0, with = dict_bytes;
-  std::vector<bool> switch_block(records.size(), false);
-  for (size_t i = 0; i < records.size(); ++i) {
-    const BlockRecord& r = records[i];
-    without += r.bytes;
-    const uint64_t g = str::global_dict_data_bytes(r.rows, n) + (r.nulls ? kMaskBytes : 0);
-    switch_block[i] = leaves[i]->enc_v() != Enc::Constant && g < r.bytes;
-    with += switch_block[i] ? g : r.bytes;
-  }
-  if (with >= without) return;
-  std::vector<uint32_t> rank(n);
-  for (uint32_t k = 0; k < n; ++k) rank[order[k]] = k;
-  StrBuffer decoded;
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (!switch_block[i]) continue;
-    const Cell& old = *leaves[i];
-    decoded.clear();
-    decode_rows(old, 0, uint32_t(old.len), &decoded);
-    StrBlock b;
-    b.rows = uint32_t(old.len);
-    b.bytes = decoded.bytes.data();
-    b.offsets = decoded.offsets.data();
-    b.validity = old.validity();
-    b.sorted = old.has(attr::kSorted);
-    for (uint32_t r = 0; r < b.rows; ++r) {
-      if (!b.valid(r)) { codes[r] = 0; continue; }
-      const std::string_view v = b.at(r);
-      codes[r] = rank[interner.find(v, hash_str(v))];
+// Decides the global dictionary by measurement on the held blocks and, when it pays, rewrites
+// the held blocks it makes smaller (each is decoded, mapped to global codes and replaced); then
+// releases them. In force, the dictionary is fixed from here on.
+void StrBuilder::Impl::decide_global_dictionary() {
+  dict_state = DictState::Off;
+  if (options.allow_global_dict && interner.alive() && interner.size() > 0) {
+    const uint64_t n = interner.size();
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return str::bytes_less(interner.value(x), interner.value(y)); });
+    auto dict = std::make_unique<GlobalDictionary>();
+    for (uint32_t id : order) dict->values.push(interner.value(id));
+    const uint64_t dict_bytes = dict->encode().size();
+    uint64_t without = 0, with = dict_bytes;
+    std::vector<bool> switch_block(held.size(), false);
+    for (size_t i = 0; i < held.size(); ++i) {
+      const Cell& c = *held[i].leaf;
+      without += held[i].own_bytes;
+      const uint64_t g = str::global_dict_data_bytes(c.len, n) + (c.has(attr::kHasNulls) ? kMaskBytes : 0);
+      switch_block[i] = c.enc_v() != Enc::Constant && g < held[i].own_bytes;
+      with += switch_block[i] ? g : held[i].own_bytes;
     }
-    leaves[i] = str::encode_global_dict(b, n, codes.data());
+    if (with < without) {
+      code_of_id.assign(n, 0);
+      for (uint32_t k = 0; k < n; ++k) code_of_id[order[k]] = k;
+      StrBuffer decoded;
+      for (size_t i = 0; i < held.size(); ++i) {
+        if (!switch_block[i]) continue;
+        const Cell& old = *held[i].leaf;
+        decoded.clear();
+        decode_rows(old, 0, uint32_t(old.len), &decoded);
+        StrBlock b;
+        b.rows = uint32_t(old.len);
+        b.bytes = decoded.bytes.data();
+        b.offsets = decoded.offsets.data();
+        b.validity = old.validity();
+        b.sorted = old.has(attr::kSorted);
+        for (uint32_t r = 0; r < b.rows; ++r) {
+          if (!b.valid(r)) { codes[r] = 0; continue; }
+          const std::string_view v = b.at(r);
+          codes[r] = code_of_id[interner.find(v, hash_str(v))];
+        }
+        held[i].leaf = str::encode_global_dict(b, n, codes.data());
+      }
+      stats.global_dict_bytes = dict_bytes;
+      global_dict = std::move(dict);
+      dict_state = DictState::InForce;
+    }
   }
-  stats.global_dict_bytes = dict_bytes;
-  global_dict = std::move(dict);
+  if (dict_state == DictState::Off) interner.drop();
+  release_held();
 }
 
-StrBuilder::StrBuilder(StrBuilderOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->options = options;
-  impl_->index_alive = options.allow_block_index;
-  if (!options.allow_global_dict) impl_->interner.drop();
+StrBuilder::StrBuilder(StrBuilderOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  Impl& m = *impl_;
+  m.index_alive = m.options.allow_block_index;
+  if (!m.options.allow_global_dict) {
+    m.interner.drop();
+    m.dict_state = Impl::DictState::Off;
+  }
+  if (m.options.on_block) m.hold_limit = kGlobalDictDecideBlocks;
 }
 StrBuilder::~StrBuilder() = default;
 
@@ -379,26 +459,22 @@ CellRef StrBuilder::finish() {
   if (m.finished) throw Error(Code::TET_INTERNAL, "cells: finish called twice");
   m.flush();
   m.finished = true;
-  if (m.leaves.empty()) return CellRef();
-  for (const BlockRecord& r : m.records) m.stats.per_block_bytes += 64 + r.bytes;
-  m.apply_global_dictionary();
+  if (m.dict_state == Impl::DictState::Pending) m.decide_global_dictionary();
   m.interner.drop();
-  if (m.index_alive && m.index_qualifies(m.leaves.size())) {
-    m.block_index = std::make_unique<BlockIndex>(m.index_builder.finish(m.leaves.size()));
+  std::vector<uint32_t>().swap(m.code_of_id);
+  if (m.index_alive && m.index_qualifies(m.blocks_sealed)) {
+    m.block_index = std::make_unique<BlockIndex>(m.index_builder.finish(m.blocks_sealed));
     m.stats.block_index_bytes = m.block_index->body_bytes();
   }
   m.index_builder.clear();
-  m.stats.blocks = m.leaves.size();
-  for (const CellRef& c : m.leaves) {
-    ++m.stats.blocks_by_enc[c->enc];
-    m.stats.block_bytes += 64 + c->payload_bytes;
-  }
+  if (m.leaves.empty()) return CellRef();
   return make_column(Kind::Str, std::move(m.leaves));
 }
 
 const GlobalDictionary* StrBuilder::global_dictionary() const { return impl_->global_dict.get(); }
 const DistinctSketch& StrBuilder::distinct_sketch() const { return impl_->sketch; }
 const BlockIndex* StrBuilder::block_index() const { return impl_->block_index.get(); }
+BlockIndex* StrBuilder::block_index() { return impl_->block_index.get(); }
 const StrColumnStats& StrBuilder::stats() const { return impl_->stats; }
 
 }  // namespace tet::cells

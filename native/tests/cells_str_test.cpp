@@ -116,6 +116,14 @@ struct ModelBlock {
   }
 };
 
+// Options with neither column-scope structure: each block keeps its own encoding.
+StrBuilderOptions per_block_only() {
+  StrBuilderOptions o;
+  o.allow_global_dict = false;
+  o.allow_block_index = false;
+  return o;
+}
+
 // Every string encoding that can hold this block, encoded directly.
 std::vector<CellRef> encode_every_way(const Model& m, StrBuffer* global) {
   ModelBlock mb(m);
@@ -125,7 +133,7 @@ std::vector<CellRef> encode_every_way(const Model& m, StrBuffer* global) {
     if (v) distinct.insert(*v);
   if (distinct.empty()) return out;
   if (distinct.size() == 1) {
-    StrBuilder b({false, false});
+    StrBuilder b(per_block_only());
     for (auto& v : m) v ? b.push(*v) : b.push_null();
     out.push_back(b.finish());
   }
@@ -351,7 +359,7 @@ TEST_CASE("builder: few distinct long values -> dict; short sorted codes -> sym8
   std::vector<std::string> pool;
   for (int i = 0; i < 12; ++i) pool.push_back(random_bytes(r, 20 + i, 'a', 'z'));
   Model few = random_model(r, 4096, pool, 5);
-  Built b = build(few, {false, false});
+  Built b = build(few, per_block_only());
   CHECK(count_enc(*b.root, Enc::Dict) == 2);
   CHECK(column_matches(*b.root, few, {}));
 
@@ -361,7 +369,7 @@ TEST_CASE("builder: few distinct long values -> dict; short sorted codes -> sym8
     std::snprintf(buf, sizeof buf, "A%04d", i);
     codes.push_back(std::string(buf));
   }
-  Built c = build(codes, {false, false});
+  Built c = build(codes, per_block_only());
   CHECK(count_enc(*c.root, Enc::Sym8For) == 2);
   CHECK(block_at(*c.root, 0).has(attr::kSorted) && block_at(*c.root, 0).has(attr::kHasZonemap));
   CHECK(column_matches(*c.root, codes, {}));
@@ -375,7 +383,7 @@ TEST_CASE("builder: few distinct long values -> dict; short sorted codes -> sym8
 
   Model wide;
   for (int i = 0; i < 4096; ++i) wide.push_back(random_bytes(r, 8, 1, 255));
-  Built w = build(wide, {false, false});
+  Built w = build(wide, per_block_only());
   CHECK(count_enc(*w.root, Enc::Sym8) == 2);
   CHECK(!block_at(*w.root, 0).has(attr::kSorted));
   CHECK(column_matches(*w.root, wide, {}));
@@ -392,7 +400,7 @@ TEST_CASE("builder: long unique strings -> views (packed: ids, text, long binary
   }
   const Model* models[] = {&ids, &text, &blobs, &short_blobs};
   for (const Model* m : models) {
-    Built b = build(*m, {false, false});
+    Built b = build(*m, per_block_only());
     CHECK(count_enc(*b.root, Enc::Views) == 3);
     CHECK(block_at(*b.root, 0).meta[1] == (m == &short_blobs ? str::kViewsClassic : str::kViewsPacked));
     CHECK(column_matches(*b.root, *m, {}));
@@ -584,7 +592,7 @@ TEST_CASE("kernels: the sym8 zone map and a dict's values settle blocks without 
   Model colors;
   for (int i = 0; i < 2048; ++i) colors.push_back(std::string(i % 3 ? "green-ish colour" : "blue-ish colour"));
   colors[7] = std::nullopt;
-  Built b = build(colors, {false, false});
+  Built b = build(colors, per_block_only());
   CHECK(b.root->enc_v() == Enc::Dict);
   BlockMask mask;
   CHECK(compare(*b.root, StrPredicate{StrOp::Prefix, "b", {}}, mask, {}) == Resolved::Decoded);

@@ -100,7 +100,7 @@ struct TableSet::Table {
   uint64_t rows = 0;
 };
 
-TableSet::TableSet(std::string spool_dir) : region_(cells::file_spool(spool_dir)) {}
+TableSet::TableSet(std::string spool_dir) : region_(cells::file_spool(spool_dir)), spool_dir_(std::move(spool_dir)) {}
 TableSet::~TableSet() = default;
 
 size_t TableSet::table_count() const { return tables_.size(); }
@@ -129,7 +129,13 @@ uint32_t TableSet::add_table(const std::string& name, const std::string& dataset
     c->physical = cells::physical_of(s.kind);
     c->table = static_cast<uint32_t>(tables_.size());
     c->index = static_cast<uint32_t>(t->columns.size());
-    if (c->physical == Physical::Str) c->strs = std::make_unique<cells::StrBuilder>();
+    if (c->physical == Physical::Str) {
+      // Blocks go to the region's spool as they are sealed (streaming), not kept to commit.
+      cells::StrBuilderOptions o;
+      o.spill_dir = spool_dir_;
+      o.on_block = [this, table = c->table, column = c->index](CellRef block) { region_.add_block(table, column, *block); };
+      c->strs = std::make_unique<cells::StrBuilder>(std::move(o));
+    }
     t->columns.push_back(std::move(c));
   }
   const uint32_t id = region_.add_table(name, dataset, axis, columns);
@@ -210,15 +216,15 @@ void TableSet::finish() {
   for (auto& t : tables_) {
     for (auto& cp : t->columns) {
       Column& col = *cp;
-      if (col.strs) {
-        CellRef root = col.strs->finish();
-        if (!root) continue;
-        region_.add_column(col.table, col.index, *root);
+      if (col.physical == Physical::Str) {
+        col.strs->finish();  // the last blocks go to the region through on_block
+        if (col.strs->stats().rows == 0) continue;
         region_.add_metablock(col.table, col.index, cells::MetablockKind::DistinctSketch, col.strs->distinct_sketch().encode());
         if (const cells::GlobalDictionary* g = col.strs->global_dictionary())
           region_.add_metablock(col.table, col.index, cells::MetablockKind::GlobalDictionary, g->encode());
-        if (const cells::BlockIndex* ix = col.strs->block_index())
-          region_.add_metablock(col.table, col.index, cells::MetablockKind::BlockIndex, ix->encode());
+        if (cells::BlockIndex* ix = col.strs->block_index())
+          region_.add_metablock(col.table, col.index, cells::MetablockKind::BlockIndex, ix->take_body());
+        col.strs.reset();  // its sketch, dictionary and index are in the spool now
         continue;
       }
       if (col.staged) region_.add_block(col.table, col.index, *col.seal());

@@ -1,8 +1,10 @@
 // The tables a Writer is writing: per column a 2,048-row staging block that is encoded (the
 // builders pick each block's encoding) and handed to the region writer as soon as it is full,
 // so memory stays O(columns × one block) plus O(blocks × 64 B) of headers whatever the row
-// count. Column-scope metablocks (distinct-count sketch, global dictionary, value index) are
-// produced at finish. Writer::commit lays the region out after the last chunk payload.
+// count. A str column's StrBuilder streams its blocks the same way, holding back at most
+// StrBuilder::kGlobalDictDecideBlocks of them while its global dictionary is undecided, and
+// spills its block-index pairs to the spool directory. Column-scope metablocks (distinct-count
+// sketch, global dictionary, value index) are produced at finish. Writer::commit lays the region out after the last chunk payload.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -52,6 +54,7 @@ class TableSet {
   struct Table;
   void finish();
   cells::RegionWriter region_;
+  std::string spool_dir_;  // also where str columns' block indexes spill their runs
   std::vector<std::unique_ptr<Table>> tables_;
   bool finished_ = false;
 };
