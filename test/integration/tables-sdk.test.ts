@@ -224,7 +224,7 @@ print(json.dumps({"names": f.names(), "values": a.ravel().tolist(), "shape": lis
   });
 
   it('tet info lists the tables', () => {
-    const cli = join(__dirname, '../../dist/cli.js');
+    const cli = join(__dirname, '../../bin/tet.js');
     const text = execFileSync(process.execPath, [cli, 'info', path], { encoding: 'utf8' });
     expect(text).toMatch(/tables +2/);
     expect(text).toMatch(/table obs: 20000 rows, standalone/);
