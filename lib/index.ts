@@ -6,7 +6,7 @@ export { TetWriter } from './writer';
 export type { DatasetSpec, WriterOptions, WriteCodec, HistoryInput, TableSpec, TableWriter } from './writer';
 // Tables stored in .tet files (lib/tables)
 export type { TableInfo, TableColumnInfo, ReadColumnOptions, TableBatch } from './tables/io';
-export type { ColumnKind, ColumnSchema, ColumnInput, ColumnValues, TimeUnit } from './tables/types';
+export type { ColumnKind, ColumnSchema, ColumnInput, ColumnValues, ColumnTypedArray, TimeUnit, TimestampTz } from './tables/types';
 export { verify, repair, REPAIR_CODES, QUICK_DECODE_CHUNKS } from './health';
 export type { VerifyReport, VerifyFinding, VerifyOptions, RepairCode, RepairResult, Severity } from './health';
 export {
