@@ -1,6 +1,7 @@
 // convert(src, out): every numeric array of an HDF5 / NetCDF / Zarr source becomes a .tet dataset
 // named by its path, tile by tile (one slab of the source in memory at a time), with dim names,
 // coordinate labels, attributes and a "convert" history row. The output appears atomically.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errorClassFor, TetError } from '../errors';
 import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName } from '../types';
@@ -15,7 +16,23 @@ import { openHdf5 } from './hdf5';
 import { openNetcdfClassic } from './netcdf3';
 import type { ConvertedDataset, ConvertOptions, ConvertReport, OpenOptions, SourceReader, SourceVariable } from './types';
 import { applyUnpack, unpackedAttrs, unpackPlan, type UnpackPlan } from './unpack';
+import { convertTabular, tabularFormatOf } from './tabular_convert';
 import { openZarr } from './zarr';
+
+/** The first bytes of a regular file (magic numbers), or none for a directory / unreadable path. */
+function readHead(src: string): Buffer {
+  try {
+    const fd = fs.openSync(src, 'r');
+    try {
+      const head = Buffer.alloc(8);
+      return head.subarray(0, fs.readSync(fd, head, 0, 8, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
 
 /** Coordinate vectors longer than this stay out of the footer metadata. */
 const MAX_COORD_LABELS = 1_000_000;
@@ -131,6 +148,11 @@ export async function convert(src: string, out: string, opts: ConvertOptions = {
   validateOptions(opts);
   const notices: string[] = [];
   const notice = (m: string) => { notices.push(m); opts.onNotice?.(m); };
+  const tabular = tabularFormatOf(src, readHead(src));
+  if (tabular) {
+    const report = await convertTabular(src, out, tabular, opts, notice);
+    return { ...report, notices };
+  }
   const keep = nameFilter(opts.include, opts.exclude);
   const reader = await openSource(src, { keep, followExternalLinks: opts.followExternalLinks ?? false, notice });
   const skipped: ConvertReport['skipped'] = [];

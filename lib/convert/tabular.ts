@@ -163,6 +163,19 @@ const CSV_FLOAT = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 const CSV_NONFINITE = /^[+-]?(?:nan|inf|infinity)$/i;
 const CSV_BOOL = /^(?:true|false)$/i;
 const CSV_OFFSET = /(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/;
+// What other tools write in CSV (DuckDB, pandas, PostgreSQL): a space for `T`, an offset as
+// `+HH` or `+HHMM`. Rewritten to RFC 3339 before parsing; anything else is left as it is.
+const CSV_SPACED_TIMESTAMP = /^([0-9]{4}-[0-9]{2}-[0-9]{2})[ T]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)([+-][0-9]{2})(?::?([0-9]{2}))?$/;
+const CSV_SPACED_NAIVE = /^([0-9]{4}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)([Zz]?)$/;
+
+/** A CSV timestamp in RFC 3339 form (see CSV_SPACED_TIMESTAMP). */
+export function csvTimestampText(text: string): string {
+  let m = CSV_SPACED_TIMESTAMP.exec(text);
+  if (m) return `${m[1]}T${m[2]}${m[3]}:${m[4] ?? '00'}`;
+  m = CSV_SPACED_NAIVE.exec(text);
+  if (m) return `${m[1]}T${m[2]}${m[3]}`;
+  return text;
+}
 const TEXT_I64_MIN = -(1n << 63n);
 
 function csvIntValue(text: string): bigint | number | undefined {
@@ -207,7 +220,8 @@ class CsvKindInference {
     if (this.utc || this.naive) this.observeTimestamp(text);
   }
 
-  private observeTimestamp(text: string): void {
+  private observeTimestamp(raw: string): void {
+    const text = csvTimestampText(raw);
     const hasOffset = CSV_OFFSET.test(text) && text.length > 19;
     if (hasOffset) this.naive = false;
     else this.utc = false;
@@ -328,6 +342,7 @@ function csvColumnBatch(src: string, name: string, schema: ResolvedColumnSchema,
   const n = texts.length;
   if (schema.kind === 'str') return physical(src, name, { ...schema, values: texts }, rowBase);
   let values: unknown[] = texts;
+  if (schema.kind === 'timestamp') values = texts.map((t) => (t === null ? null : csvTimestampText(t)));
   if (schema.kind === 'bool' || schema.kind === 'int' || schema.kind === 'float') {
     values = new Array(n);
     for (let i = 0; i < n; i++) {

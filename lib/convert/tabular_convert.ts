@@ -1,6 +1,7 @@
 // convert() for tabular sources: a CSV, Parquet or Arrow IPC file becomes one standalone table of
 // a new .tet file (named after the file stem, or `table`), streamed batch by batch through the
 // writer's table appends (constant memory per block in native; one source batch in JS).
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TetError } from '../errors';
 import type { ColumnSchema, PhysicalBatch } from '../tables/types';
@@ -29,13 +30,14 @@ export async function convertTabular(src: string, out: string, format: TabularFo
     format, ...(opts.columns ? { columns: opts.columns } : {}),
     ...(opts.skipUnsupported !== undefined ? { skipUnsupported: opts.skipUnsupported } : {}),
   });
-  const skipped: ConvertReport['skipped'] = source.skipped.map((s) => ({ name: s.name, reason: s.reason, code: 'TET_CONVERT_UNSUPPORTED_TYPE' }));
+  const skipped: ConvertReport['skipped'] = source.skipped.map((s) => ({ name: s.column, reason: `unsupported type ${s.type}`, code: 'TET_CONVERT_UNSUPPORTED_TYPE' }));
   for (const s of skipped) notice(`skipped column ${s.name}: ${s.reason}`);
   const names = source.columnNames.filter((n) => n in source.schema);
   if (names.length === 0) throw new TetError('TET_CONVERT_EMPTY', `${src}: no column of a supported type to convert`);
   const schema: Record<string, ColumnSchema> = {};
   for (const n of names) schema[n] = source.schema[n];
   const name = tableNameFor(src, opts);
+  const fileBytes = fs.statSync(src).size;
   const writer = await TetWriter.create(out);
   let rows = 0;
   try {
@@ -45,7 +47,10 @@ export async function convertTabular(src: string, out: string, format: TabularFo
       const n = cols[0]?.rows ?? 0;
       await table.appendPhysical(n, cols);
       rows += n;
-      opts.onProgress?.({ phase: 'table', table: name, rows, ...(source.rows !== undefined ? { totalRows: source.rows } : {}) } as never);
+      if (source.rows) {
+        const done = Math.round(fileBytes * Math.min(1, rows / source.rows));
+        opts.onProgress?.({ dataset: name, chunksDone: rows, chunksTotal: source.rows, bytesDone: done, bytesTotal: fileBytes });
+      }
     }
     writer.addHistory({ op: 'convert', source: src, params: { format, table: name } });
     await writer.commit();

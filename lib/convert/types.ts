@@ -2,7 +2,9 @@
 import type { CoordLabels, DTypeName, TetTypedArray } from '../types';
 
 /** A source format {@link detectSource} recognises. */
-export type SourceKind = 'hdf5' | 'netcdf4' | 'netcdf3' | 'zarr3' | 'zarr2';
+import type { ColumnSchema } from '../tables/types';
+
+export type SourceKind = 'hdf5' | 'netcdf4' | 'netcdf3' | 'zarr3' | 'zarr2' | 'csv' | 'parquet' | 'arrow';
 
 /** One array of the source, already mapped to a tetration dtype (or marked unsupported). */
 export interface SourceVariable {
@@ -83,6 +85,12 @@ export interface ConvertOptions {
   onProgress?: (event: ConvertProgress) => void;
   /** Called for every notice (skipped variable, dropped coordinate, ...). */
   onNotice?: (message: string) => void;
+  /** Tabular sources (CSV, Parquet, Arrow IPC): the table's name (default: the file stem). */
+  table?: string;
+  /** Tabular sources: explicit column kinds (CSV: skip inference for these columns). */
+  columns?: Record<string, ColumnSchema>;
+  /** Tabular sources: leave out columns of unsupported types instead of failing. */
+  skipUnsupported?: boolean;
 }
 
 /** A progress event of {@link convert}. */
@@ -116,6 +124,8 @@ export interface ConvertReport {
    *  applies (TET_CONVERT_EMPTY for a 0-length axis, TET_CONVERT_UNSUPPORTED_FILTER, ...). */
   skipped: { name: string; reason: string; code?: string; shape?: number[] }[];
   notices: string[];
+  /** Tables written (tabular sources). */
+  tables?: { name: string; rows: number; columns: ({ name: string } & ColumnSchema)[] }[];
 }
 
 export type { CoordLabels };
