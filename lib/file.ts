@@ -11,7 +11,7 @@ import { allocateOutput, checkOutput, float16ArrayCtor, readOutputSpec } from '.
 import { resolveSelection } from './plan/selection';
 import type { ProgressCallback } from './progress';
 import { planQuery, runQuery, runQueryPartial } from './run';
-import type { QueryPartialOptions, RunQueryOptions } from './run';
+import type { QueryPartialOptions } from './run';
 import type { SelectionAxisWire } from './query/document';
 import {
   DTYPE_BY_TAG, type DatasetInfo, type FileExecution, type FileMetadata,
@@ -36,7 +36,7 @@ export interface ReadResult<A extends TetTypedArray = TetTypedArray> {
 export interface ReadOptions {
   /** Aborting rejects the read with TetCancelledError (checked between tiles). */
   signal?: AbortSignal;
-  /** Bytes of the selection read so far; throttled, see {@link RunQueryOptions.onProgress}. */
+  /** Bytes of the selection read so far; throttled, as a query's `onProgress` (RunQueryOptions). */
   onProgress?: ProgressCallback;
   /**
    * f16 datasets: `'float32'` (default) widens every value to a Float32Array; `'float16'` returns

@@ -1,10 +1,9 @@
 // `tet convert SRC OUT.tet` (HDF5 / NetCDF / Zarr -> .tet) and `tet export FILE.tet OUT.zarr`
-// (.tet -> Zarr v3). Uses the public SDK only; progress bars on a TTY unless --quiet.
+// (.tet -> Zarr v3). Uses the public SDK only; progress bars on a TTY unless --quiet or
+// --no-progress (convert: bytes, rate and ETA, lib/cli/progress.ts; export: chunks).
 import { type Command, InvalidArgumentError, Option } from 'commander';
-// cli-progress ships no type declarations; the slice used here is typed below.
-// @ts-expect-error TS7016
-import cliProgressUntyped from 'cli-progress';
 import { convert, exportZarr } from '../index';
+import { loadCliProgress, progressBar } from './progress';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
@@ -23,18 +22,10 @@ function parseLevel(value: string): number {
   return Number(value);
 }
 
-interface ProgressBar {
-  start(total: number, value: number, payload: Record<string, unknown>): void;
-  update(value: number, payload: Record<string, unknown>): void;
-  stop(): void;
-}
-const cliProgress = cliProgressUntyped as {
-  SingleBar: new (options: Record<string, unknown>, preset: unknown) => ProgressBar;
-  Presets: { shades_classic: unknown };
-};
-
-function progressBar(quiet: boolean | undefined, unit: string) {
-  if (quiet || !process.stderr.isTTY) return null;
+/** `tet export`'s bar: chunks written of the total, per dataset. */
+function chunkBar(enabled: boolean, unit: string) {
+  if (!enabled || !process.stderr.isTTY) return null;
+  const cliProgress = loadCliProgress();
   const bar = new cliProgress.SingleBar({
     format: `{bar} {percentage}% | {value}/{total} ${unit} | {dataset}`, stream: process.stderr, hideCursor: true,
     clearOnComplete: true,
@@ -65,16 +56,17 @@ export function registerConvertCommands(program: Command): void {
     .option('--follow-external-links', 'follow HDF5 external links into other files (default: reported, not followed)')
     .option('--json', 'print the conversion report as JSON')
     .option('-q, --quiet', 'no progress bar and no notices')
+    .option('--no-progress', 'no progress bar (drawn on stderr when it is a terminal, once a conversion has run 0.5 s)')
     .action(async (src: string, out: string, o: { include: string[]; exclude: string[]; chunk?: number[];
       codec: 'raw' | 'zstd' | 'auto'; level: number; unpack?: boolean; keepPacked?: boolean; followExternalLinks?: boolean;
-      json?: boolean; quiet?: boolean }, cmd: Command) => {
+      json?: boolean; quiet?: boolean; progress: boolean }, cmd: Command) => {
       if (o.unpack && o.keepPacked) cmd.error('error: --unpack and --keep-packed exclude each other', { exitCode: 2 });
-      const bar = progressBar(o.quiet, 'tiles');
+      const bar = progressBar(!o.quiet && o.progress);
       try {
         const report = await convert(src, out, {
           include: o.include, exclude: o.exclude, chunk: o.chunk, codec: o.codec, level: o.level, unpack: !o.keepPacked,
           followExternalLinks: o.followExternalLinks,
-          onProgress: (p) => bar?.update(p.chunksDone, p.chunksTotal, p.dataset),
+          onProgress: (p) => bar?.update(p, `${p.dataset} (${p.chunksDone}/${p.chunksTotal} tiles)`),
           onNotice: (m) => { if (!o.quiet) process.stderr.write(`notice: ${m}\n`); },
         });
         bar?.stop();
@@ -103,9 +95,10 @@ export function registerConvertCommands(program: Command): void {
     .option('--force', 'replace an existing output directory')
     .option('--json', 'print the export report as JSON')
     .option('-q, --quiet', 'no progress bar')
+    .option('--no-progress', 'no progress bar')
     .action(async (file: string, out: string, o: { dataset: string[]; codec: 'zstd' | 'raw'; level: number;
-      force?: boolean; json?: boolean; quiet?: boolean }) => {
-      const bar = progressBar(o.quiet, 'chunks');
+      force?: boolean; json?: boolean; quiet?: boolean; progress: boolean }) => {
+      const bar = chunkBar(!o.quiet && o.progress, 'chunks');
       try {
         const report = await exportZarr(file, out, {
           datasets: o.dataset, codec: o.codec, level: o.level, overwrite: o.force,

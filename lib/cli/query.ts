@@ -5,12 +5,13 @@ import { extname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   mergeRound, open, parseQueryFile, parseQueryText, renderPlot, TetError, TetIoError, TetQueryError, validatedResponse, validateQuery,
-  type DatasetMetadata, type QueryDocument, type QueryResponse,
+  type DatasetMetadata, type Progress, type QueryDocument, type QueryResponse,
 } from '../index';
 import {
   appendHistory, clearHistory, entryMode, historySettings, readHistory, type QueryHistoryEntry,
 } from './history';
 import { defaultPreviewFor, formatQueryResponse, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from './format';
+import { progressBar } from './progress';
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
@@ -38,6 +39,8 @@ interface QueryCliOptions {
   partialOut?: string;
   plot?: string;
   round?: string;
+  /** false with --no-progress. */
+  progress: boolean;
 }
 
 /** --plot FILE: the picture's format from the file name (.svg or .png). */
@@ -111,18 +114,24 @@ function reportUnmatched(resp: QueryResponse): void {
 
 async function queryFile(doc: QueryDocument, tet: string, o: {
   execute: boolean; format: QueryOutputFormat; preview?: number; spillAllow: string[]; device?: string; plot?: string;
+  /** false: no progress bar (--no-progress); default true. */
+  progress?: boolean;
 }): Promise<QueryResponse> {
   const file = await open(tet);
+  const bar = o.execute ? progressBar(o.progress !== false && o.format !== 'quiet') : null;
   try {
     const resp = await file.query(doc, {
       execute: o.execute,
       preview: o.preview ?? defaultPreviewFor(o.format),
       spillAllow: o.spillAllow,
       ...(o.device ? { device: o.device } : {}),
+      ...(bar ? { onProgress: (p: Progress) => bar.update(p) } : {}),
     });
+    bar?.stop();
     if (o.plot && resp.status === 'executed') await writePlot(resp, o.plot, file.metadata.datasets?.[doc.dataset]);
     return resp;
   } finally {
+    bar?.stop();
     file.close();
   }
 }
@@ -150,6 +159,7 @@ export function registerQueryCommands(program: Command): void {
     .option('--plot <file>', 'also draw the result as a picture: FILE.svg or FILE.png (needs -x)', plotPath)
     .option('--partial-out <file>', 'write the shard\'s partial state here (merge the shards with `tet merge`)')
     .option('--round <file>', 'the round request `tet merge --round-out` wrote (rounds 2+ of median / quantile / histogram)')
+    .option('--no-progress', 'no progress bar (drawn on stderr with -x when it is a terminal, once a query has run 0.5 s)')
     .action(async (queryArg: string | undefined, opts: QueryCliOptions, cmd: Command) => {
       const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
       if (opts.execute && !opts.tet) cmd.error('error: -x/--execute needs -t/--tet FILE', { exitCode: 2 });
@@ -171,17 +181,21 @@ export function registerQueryCommands(program: Command): void {
           }
         }
         const file = await open(opts.tet!);
+        const bar = progressBar(opts.progress && format !== 'quiet');
         try {
           const bytes = await file.queryPartial(doc, {
             ...(round ? { round } : {}),
             shard: opts.shard, preview: opts.preview ?? opts.previewF32 ?? defaultPreviewFor(format),
             spillAllow: opts.spillAllow, ...(opts.device ? { device: opts.device } : {}),
+            ...(bar ? { onProgress: (p: Progress) => bar.update(p) } : {}),
           });
+          bar?.stop();
           writeFileSync(opts.partialOut, bytes);
           if (format !== 'quiet') {
             process.stderr.write(`wrote shard ${opts.shard[0]}/${opts.shard[1]} (${bytes.length} bytes) to ${opts.partialOut}\n`);
           }
         } finally {
+          bar?.stop();
           file.close();
         }
         return;
@@ -195,7 +209,7 @@ export function registerQueryCommands(program: Command): void {
       }
       const resp = await queryFile(doc, opts.tet, {
         execute: !!opts.execute, format, preview: opts.preview ?? opts.previewF32,
-        spillAllow: opts.spillAllow, device: opts.device, plot: opts.plot,
+        spillAllow: opts.spillAllow, device: opts.device, plot: opts.plot, progress: opts.progress,
       });
       print(resp, format);
       reportUnmatched(resp);

@@ -16,7 +16,7 @@ import { buildExecutedResponse, plannedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
 import type { ProgressCallback } from '../progress';
 import type { QueryTarget } from '../types';
-import { compileForRun, type RunQueryOptions } from './run';
+import { compileForRun } from './run';
 
 export interface QueryPartialOptions {
   /** `[i, n]`: shard i (0-based) of n. */
@@ -32,7 +32,7 @@ export interface QueryPartialOptions {
    */
   round?: Uint8Array;
   /**
-   * As {@link RunQueryOptions.onProgress}, over this shard's share of the selection (its share
+   * As a query's `onProgress` (RunQueryOptions), over this shard's share of the selection (its share
    * of the work units; exact for covariance and non-scalar median / quantile / histogram shards,
    * which read a sub-box).
    */
