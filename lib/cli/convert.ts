@@ -2,8 +2,8 @@
 // (.tet -> Zarr v3). Uses the public SDK only; progress bars on a TTY unless --quiet or
 // --no-progress (convert: bytes, rate and ETA, lib/cli/progress.ts; export: chunks).
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { convert, exportZarr } from '../index';
 import { loadCliProgress, progressBar } from './progress';
+import { sdk } from './sdk';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
@@ -61,6 +61,7 @@ export function registerConvertCommands(program: Command): void {
       codec: 'raw' | 'zstd' | 'auto'; level: number; unpack?: boolean; keepPacked?: boolean; followExternalLinks?: boolean;
       json?: boolean; quiet?: boolean; progress: boolean }, cmd: Command) => {
       if (o.unpack && o.keepPacked) cmd.error('error: --unpack and --keep-packed exclude each other', { exitCode: 2 });
+      const { convert } = await sdk();
       const bar = progressBar(!o.quiet && o.progress);
       try {
         const report = await convert(src, out, {
@@ -98,6 +99,7 @@ export function registerConvertCommands(program: Command): void {
     .option('--no-progress', 'no progress bar')
     .action(async (file: string, out: string, o: { dataset: string[]; codec: 'zstd' | 'raw'; level: number;
       force?: boolean; json?: boolean; quiet?: boolean; progress: boolean }) => {
+      const { exportZarr } = await sdk();
       const bar = chunkBar(!o.quiet && o.progress, 'chunks');
       try {
         const report = await exportZarr(file, out, {

@@ -5,9 +5,8 @@
 // cursor, erase); it is required on the first bar shown, so a short command never loads it.
 // The fields (bytes, rate, ETA) are computed here from the events, not by cli-progress, whose
 // values are plain numbers and whose ETA is its own sampling of update calls.
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { Progress } from '../index';
+import { lazyRequire } from './lazy';
 
 /** A bar appears only once the operation has run this long. */
 export const PROGRESS_DELAY_MS = 500;
@@ -57,11 +56,8 @@ export type CliProgress = {
   Presets: { shades_classic: unknown };
 };
 
-/** cli-progress, required on first use (as lib/binding.ts: dist/cli.cjs, or lib/ under vitest). */
-export function loadCliProgress(): CliProgress {
-  const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
-  return createRequire(here)('cli-progress') as CliProgress;
-}
+/** cli-progress, required when the first bar is drawn. */
+export const loadCliProgress = lazyRequire<CliProgress>('cli-progress');
 
 /** Where and how a bar is drawn: injectable for tests (a fake TTY stream, a fake clock). */
 export interface ProgressBarOptions {
