@@ -26,8 +26,9 @@ function parseLevel(value: string): number {
 function chunkBar(enabled: boolean, unit: string) {
   if (!enabled || !process.stderr.isTTY) return null;
   const cliProgress = loadCliProgress();
+  // The cursor stays visible (as lib/cli/progress.ts: Ctrl-C skips stop()).
   const bar = new cliProgress.SingleBar({
-    format: `{bar} {percentage}% | {value}/{total} ${unit} | {dataset}`, stream: process.stderr, hideCursor: true,
+    format: `{bar} {percentage}% | {value}/{total} ${unit} | {dataset}`, stream: process.stderr, hideCursor: false,
     clearOnComplete: true,
   }, cliProgress.Presets.shades_classic);
   let started = false;

@@ -2,6 +2,7 @@
 // recommends. Uses the public SDK only.
 import type { Command } from 'commander';
 import type { DatasetInfo, RepairCode, TetFile, VerifyFinding, VerifyReport } from '../index';
+import { formatBytes } from './bytes';
 import { lazyRequire } from './lazy';
 import { sdk } from './sdk';
 
@@ -10,18 +11,6 @@ const cliTable = lazyRequire<typeof import('cli-table3')>('cli-table3');
 
 function out(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
 }
 
 function ratio(d: DatasetInfo): string {

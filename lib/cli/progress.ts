@@ -6,24 +6,11 @@
 // The fields (bytes, rate, ETA) are computed here from the events, not by cli-progress, whose
 // values are plain numbers and whose ETA is its own sampling of update calls.
 import type { Progress } from '../index';
+import { formatBytes } from './bytes';
 import { lazyRequire } from './lazy';
 
 /** A bar appears only once the operation has run this long. */
 export const PROGRESS_DELAY_MS = 500;
-
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
-/** Bytes for people: 1023 B, 1.5 KiB, 12.3 MiB, 512 GiB (3 significant digits from KiB up). */
-export function formatBytes(n: number): string {
-  if (!Number.isFinite(n) || n < 0) return '?';
-  let v = n, u = 0;
-  while (v >= 1024 && u < UNITS.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  if (u === 0) return `${Math.round(v)} B`;
-  return `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${UNITS[u]}`;
-}
 
 /** Seconds for people: 45s, 3m05s, 2h07m; '?' when unknown. */
 export function formatDuration(seconds: number): string {
@@ -40,7 +27,7 @@ export function progressFields(done: number, total: number, elapsedMs: number): 
   const eta = rate > 0 ? (total - done) / rate : NaN;
   return {
     done: formatBytes(done), total: formatBytes(total),
-    rate: Number.isFinite(rate) ? `${formatBytes(rate)}/s` : '?/s', eta: formatDuration(eta),
+    rate: Number.isFinite(rate) ? `${formatBytes(Math.round(rate))}/s` : '?/s', eta: formatDuration(eta),
   };
 }
 
@@ -113,9 +100,11 @@ export class ProgressBar {
     const payload = { bytes_done: f.done, bytes_total: f.total, rate: f.rate, time_left: f.eta, label: label ? ` | ${label}` : '' };
     if (!this.bar) {
       const cliProgress = loadCliProgress();
+      // The cursor stays visible: a Ctrl-C ends the process without stop(), and a hidden cursor
+      // would outlive it in the user's terminal.
       this.bar = new cliProgress.SingleBar({
         format: '{bar} {percentage}% | {bytes_done} / {bytes_total} | {rate} | ETA {time_left}{label}',
-        stream: this.stream, hideCursor: true, clearOnComplete: true, barsize: 24,
+        stream: this.stream, hideCursor: false, clearOnComplete: true, barsize: 24,
       }, cliProgress.Presets.shades_classic);
       this.bar.start(p.bytesTotal, p.bytesDone, payload);
       this.total = p.bytesTotal;

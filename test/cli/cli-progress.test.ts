@@ -35,7 +35,7 @@ function onTty(args: string[], env: Record<string, string> = {}) {
   return { code: r.status, out: r.stdout };
 }
 const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]/g, '');
-const BAR = /\d+% \| [\d.]+ (B|KiB|MiB) \/ 1024 KiB \| [\d.?]+ ?(B|KiB|MiB|GiB)?\/s \| ETA (\d+s|\?|\d+m\d\ds)/;
+const BAR = /\d+% \| [\d.]+ (B|KiB|MiB) \/ 1024\.0 KiB \| [\d.?]+ ?(B|KiB|MiB|GiB)?\/s \| ETA (\d+s|\?|\d+m\d\ds)/;
 const QUERY = JSON.stringify({ dataset: 'm', selection: [{ start: 1 }], sum: [] });
 
 describe.skipIf(!existsSync(SCRIPT) || !existsSync(CLI))('progress bar on a terminal', () => {

@@ -4,8 +4,9 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProgressThrottle, PROGRESS_INTERVAL_MS, type Progress } from '../../lib/progress';
 import {
-  formatBytes, formatDuration, progressBar, progressDelayMs, progressFields, ProgressBar, PROGRESS_DELAY_MS,
+  formatDuration, progressBar, progressDelayMs, progressFields, ProgressBar, PROGRESS_DELAY_MS,
 } from '../../lib/cli/progress';
+import { formatBytes } from '../../lib/cli/bytes';
 
 describe('ProgressThrottle', () => {
   it('calls at most once per interval, only when the count moved, clamped and monotone', () => {
@@ -53,18 +54,18 @@ describe('ProgressThrottle', () => {
 });
 
 describe('bar fields', () => {
-  it('formats bytes, durations, rate and ETA', () => {
+  it('formats bytes (as tet info), durations, rate and ETA', () => {
     expect(formatBytes(0)).toBe('0 B');
     expect(formatBytes(1023)).toBe('1023 B');
     expect(formatBytes(1536)).toBe('1.50 KiB');
     expect(formatBytes(12.34 * 2 ** 20)).toBe('12.3 MiB');
-    expect(formatBytes(512 * 2 ** 30)).toBe('512 GiB');
+    expect(formatBytes(512 * 2 ** 30)).toBe('512.0 GiB');
     expect(formatDuration(45.4)).toBe('45s');
     expect(formatDuration(185)).toBe('3m05s');
     expect(formatDuration(7620)).toBe('2h07m');
     expect(formatDuration(NaN)).toBe('?');
     // 64 MiB of 256 MiB in 2 s: 32 MiB/s, 192 MiB left -> 6 s
-    expect(progressFields(64 * 2 ** 20, 256 * 2 ** 20, 2000)).toEqual({ done: '64.0 MiB', total: '256 MiB', rate: '32.0 MiB/s', eta: '6s' });
+    expect(progressFields(64 * 2 ** 20, 256 * 2 ** 20, 2000)).toEqual({ done: '64.0 MiB', total: '256.0 MiB', rate: '32.0 MiB/s', eta: '6s' });
     expect(progressFields(0, 100, 0)).toEqual({ done: '0 B', total: '100 B', rate: '?/s', eta: '?' });
   });
 
@@ -104,7 +105,7 @@ describe('ProgressBar', () => {
     bar.stop();
     const tail = tty.text().slice(before);
     expect(tail).toContain('\x1b[2K');     // the line is cleared (clearOnComplete)
-    expect(tail).toContain('\x1b[?25h');   // and the cursor shown again
+    expect(tty.text()).not.toContain('\x1b[?25l');  // the cursor was never hidden (Ctrl-C safe)
     expect(plain(tail).trim()).toBe('');
     bar.stop();
     bar.update({ bytesDone: 3, bytesTotal: 8 });  // after stop: nothing
