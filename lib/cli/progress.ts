@@ -1,8 +1,9 @@
 // The progress bar of `tet query -x` and `tet convert` on stderr: bytes done / total, rate and
 // ETA, fed by the SDK's onProgress events (lib/progress.ts). Shown only on a TTY (the caller also
-// drops it for --quiet / --no-progress), only once the operation has run PROGRESS_DELAY_MS (a short
-// query prints nothing; TET_PROGRESS_DELAY_MS sets another delay), and erased when it ends. cli-progress draws it (bar glyphs, redraw,
-// cursor, erase); it is required on the first bar shown, so a short command never loads it.
+// drops it for --quiet / --no-progress), only once the operation has run PROGRESS_DELAY_MS (a
+// short query prints nothing; TET_PROGRESS_DELAY_MS sets another delay), and erased when it ends.
+// cli-progress draws it (bar glyphs, redraw, erase); it is required when the first bar is drawn,
+// so a short command never loads it.
 // The fields (bytes, rate, ETA) are computed here from the events, not by cli-progress, whose
 // values are plain numbers and whose ETA is its own sampling of update calls.
 import type { Progress } from '../index';
@@ -49,8 +50,6 @@ export const loadCliProgress = lazyRequire<CliProgress>('cli-progress');
 /** Where and how a bar is drawn: injectable for tests (a fake TTY stream, a fake clock). */
 export interface ProgressBarOptions {
   stream?: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  /** Text after the fields, e.g. the dataset being converted. */
-  label?: string;
   delayMs?: number;
   now?: () => number;
 }
