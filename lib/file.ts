@@ -11,6 +11,7 @@ import { allocateOutput, checkOutput, float16ArrayCtor, readOutputSpec } from '.
 import { resolveSelection } from './plan/selection';
 import { findTable, listTables, readColumn, type ReadColumnOptions, type TableInfo } from './tables/io';
 import type { ColumnValues } from './tables/types';
+import type { ProgressCallback } from './progress';
 import { planQuery, runQuery, runQueryPartial } from './run';
 import type { QueryPartialOptions } from './run';
 import type { SelectionAxisWire } from './query/document';
@@ -37,6 +38,8 @@ export interface ReadResult<A extends TetTypedArray = TetTypedArray> {
 export interface ReadOptions {
   /** Aborting rejects the read with TetCancelledError (checked between tiles). */
   signal?: AbortSignal;
+  /** Bytes of the selection read so far; throttled, as a query's `onProgress` (RunQueryOptions). */
+  onProgress?: ProgressCallback;
   /**
    * f16 datasets: `'float32'` (default) widens every value to a Float32Array; `'float16'` returns
    * the stored binary16 values, bit for bit, in a Float16Array (half the memory). Needs a runtime
@@ -190,7 +193,7 @@ export class TetFile implements QueryTarget {
     const handle = this.native;
     const output = allocateOutput(spec, `read of ${name}`);
     // Native pool threads write the selection straight into `output`; it resolves with it.
-    const data = await runNative(opts.signal, (token) => binding().execute(handle, plan, token, output));
+    const data = await runNative(opts.signal, (token) => binding().execute(handle, plan, token, output), opts.onProgress);
     if (float16 && F16) return { data: new F16(output.buffer, output.byteOffset, output.length), shape: box.shape };
     return { data, shape: box.shape };
   }

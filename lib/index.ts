@@ -27,6 +27,7 @@ export type {
 } from './query';
 export type { SimpleOpName, ParamOpName } from './query/document';
 export { runQuery, planQuery, mergePartials, mergeRound, runSharded, MAX_SHARD_ROUNDS } from './run';
+export type { Progress, ProgressCallback } from './progress';
 export { validatedResponse } from './response/build';
 export type { RunQueryOptions, QueryPartialOptions, MergePartialsOptions, MergeRoundResult } from './run';
 export { toJsonText, f32Text } from './response/json';

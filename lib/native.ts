@@ -108,6 +108,12 @@ export interface NativeBinding {
   closeFile(file: NativeFileHandle): void;
   createCancelToken(): NativeCancelToken;
   cancel(token: NativeCancelToken): void;
+  /**
+   * The token's progress counters (native tet::Progress), read without a lock: `total` the run's
+   * logical bytes (0 until it has planned its selection), `done` those of the tiles read so far
+   * (as counted: it may pass `total` by a preview's tiles; lib/progress.ts clamps).
+   */
+  progressOf(token: NativeCancelToken): { done: number; total: number };
   /** Decode tiles [first, first+count) of every dataset in index order; findings, never throws for bad tiles. */
   verifyTiles(file: NativeFileHandle, first: number, count: number): Promise<NativeVerifyFinding[]>;
   /**

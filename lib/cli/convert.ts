@@ -1,10 +1,9 @@
 // `tet convert SRC OUT.tet` (HDF5 / NetCDF / Zarr -> .tet) and `tet export FILE.tet OUT.zarr`
-// (.tet -> Zarr v3). Uses the public SDK only; progress bars on a TTY unless --quiet.
+// (.tet -> Zarr v3). Uses the public SDK only; progress bars on a TTY unless --quiet or
+// --no-progress (convert: bytes, rate and ETA, lib/cli/progress.ts; export: chunks).
 import { type Command, InvalidArgumentError, Option } from 'commander';
-// cli-progress ships no type declarations; the slice used here is typed below.
-// @ts-expect-error TS7016
-import cliProgressUntyped from 'cli-progress';
-import { convert, exportZarr } from '../index';
+import { loadCliProgress, progressBar } from './progress';
+import { sdk } from './sdk';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
@@ -23,20 +22,13 @@ function parseLevel(value: string): number {
   return Number(value);
 }
 
-interface ProgressBar {
-  start(total: number, value: number, payload: Record<string, unknown>): void;
-  update(value: number, payload: Record<string, unknown>): void;
-  stop(): void;
-}
-const cliProgress = cliProgressUntyped as {
-  SingleBar: new (options: Record<string, unknown>, preset: unknown) => ProgressBar;
-  Presets: { shades_classic: unknown };
-};
-
-function progressBar(quiet: boolean | undefined, unit: string) {
-  if (quiet || !process.stderr.isTTY) return null;
+/** `tet export`'s bar: chunks written of the total, per dataset. */
+function chunkBar(enabled: boolean, unit: string) {
+  if (!enabled || !process.stderr.isTTY) return null;
+  const cliProgress = loadCliProgress();
+  // The cursor stays visible (as lib/cli/progress.ts: Ctrl-C skips stop()).
   const bar = new cliProgress.SingleBar({
-    format: `{bar} {percentage}% | {value}/{total} ${unit} | {dataset}`, stream: process.stderr, hideCursor: true,
+    format: `{bar} {percentage}% | {value}/{total} ${unit} | {dataset}`, stream: process.stderr, hideCursor: false,
     clearOnComplete: true,
   }, cliProgress.Presets.shades_classic);
   let started = false;
@@ -52,8 +44,8 @@ function progressBar(quiet: boolean | undefined, unit: string) {
 export function registerConvertCommands(program: Command): void {
   program
     .command('convert')
-    .description('convert an HDF5, NetCDF (classic or NetCDF-4) or Zarr (v2/v3) source into a .tet file')
-    .argument('<src>', 'source file or Zarr directory (format detected by content; by the extension .h5 .hdf5 .he5 .nc .nc4 .cdf while the content cannot be read yet)')
+    .description('convert an HDF5, NetCDF (classic or NetCDF-4) or Zarr (v2/v3) source into a .tet file; a CSV, Parquet or Arrow IPC file into a .tet file with one table')
+    .argument('<src>', 'source file or Zarr directory (format detected by content; by the extension .h5 .hdf5 .he5 .nc .nc4 .cdf .csv .tsv .parquet .arrow .feather while the content cannot be read yet)')
     .argument('<out>', 'output .tet file (written atomically)')
     .option('--include <names>', 'dataset names or globs to convert (repeatable, comma-separated)', collect, [])
     .option('--exclude <names>', 'dataset names or globs to skip (repeatable, comma-separated)', collect, [])
@@ -63,23 +55,33 @@ export function registerConvertCommands(program: Command): void {
     .option('--keep-packed', 'keep the stored (packed) values and every CF attribute (default: unpack, see --unpack)')
     .option('--unpack', 'decode CF packing (the default, as the reference tet and xarray): _Unsigned, scale_factor/add_offset, _FillValue/missing_value/valid_* as NaN; f32 unless the packing needs f64')
     .option('--follow-external-links', 'follow HDF5 external links into other files (default: reported, not followed)')
+    .option('--table <name>', 'CSV / Parquet / Arrow sources: the table name (default: the file stem)')
+    .option('--skip-unsupported', 'CSV / Parquet / Arrow sources: leave out columns of unsupported types (default: fail)')
     .option('--json', 'print the conversion report as JSON')
     .option('-q, --quiet', 'no progress bar and no notices')
+    .option('--no-progress', 'no progress bar (drawn on stderr when it is a terminal, once a conversion has run 0.5 s)')
     .action(async (src: string, out: string, o: { include: string[]; exclude: string[]; chunk?: number[];
       codec: 'raw' | 'zstd' | 'auto'; level: number; unpack?: boolean; keepPacked?: boolean; followExternalLinks?: boolean;
-      json?: boolean; quiet?: boolean }, cmd: Command) => {
+      json?: boolean; quiet?: boolean; progress: boolean; table?: string; skipUnsupported?: boolean }, cmd: Command) => {
       if (o.unpack && o.keepPacked) cmd.error('error: --unpack and --keep-packed exclude each other', { exitCode: 2 });
-      const bar = progressBar(o.quiet, 'tiles');
+      const { convert } = await sdk();
+      const bar = progressBar(!o.quiet && o.progress);
+      const unit = /\.(csv|tsv|parquet|pq|arrows?|feather|ipc)$/i.test(src) ? 'rows' : 'tiles';
       try {
         const report = await convert(src, out, {
           include: o.include, exclude: o.exclude, chunk: o.chunk, codec: o.codec, level: o.level, unpack: !o.keepPacked,
-          followExternalLinks: o.followExternalLinks,
-          onProgress: (p) => bar?.update(p.chunksDone, p.chunksTotal, p.dataset),
+          followExternalLinks: o.followExternalLinks, table: o.table, skipUnsupported: o.skipUnsupported,
+          onProgress: (p) => bar?.update(p, `${p.dataset} (${p.chunksDone}/${p.chunksTotal} ${unit})`),
           onNotice: (m) => { if (!o.quiet) process.stderr.write(`notice: ${m}\n`); },
         });
         bar?.stop();
         if (o.json) {
           process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        } else if (!o.quiet && report.tables) {
+          for (const t of report.tables) {
+            process.stdout.write(`${out}: table ${t.name}, ${t.rows} rows, from ${report.kind} source ${src}\n`);
+            for (const c of t.columns) process.stdout.write(`  ${c.name}  ${c.kind === 'timestamp' ? `timestamp(${c.unit}, ${c.tz})` : c.kind}\n`);
+          }
         } else if (!o.quiet) {
           process.stdout.write(`${out}: ${report.datasets.length} dataset(s) from ${report.kind} source ${src}\n`);
           for (const d of report.datasets) {
@@ -103,9 +105,11 @@ export function registerConvertCommands(program: Command): void {
     .option('--force', 'replace an existing output directory')
     .option('--json', 'print the export report as JSON')
     .option('-q, --quiet', 'no progress bar')
+    .option('--no-progress', 'no progress bar')
     .action(async (file: string, out: string, o: { dataset: string[]; codec: 'zstd' | 'raw'; level: number;
-      force?: boolean; json?: boolean; quiet?: boolean }) => {
-      const bar = progressBar(o.quiet, 'chunks');
+      force?: boolean; json?: boolean; quiet?: boolean; progress: boolean }) => {
+      const { exportZarr } = await sdk();
+      const bar = chunkBar(!o.quiet && o.progress, 'chunks');
       try {
         const report = await exportZarr(file, out, {
           datasets: o.dataset, codec: o.codec, level: o.level, overwrite: o.force,

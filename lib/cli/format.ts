@@ -1,14 +1,12 @@
 // Presentation of a QueryResponse for `tet query --format …` (never mutates the response).
-import Table from 'cli-table3';
 import { f32Text, toJsonText, type ExecutionSection, type QueryResponse } from '../index';
+import { lazyRequire } from './lazy';
+import type { QueryOutputFormat } from './output-formats';
 
-export const QUERY_OUTPUT_FORMATS = ['full', 'json', 'stats', 'plan', 'quiet', 'table'] as const;
-export type QueryOutputFormat = (typeof QUERY_OUTPUT_FORMATS)[number];
+export { QUERY_OUTPUT_FORMATS, defaultPreviewFor, type QueryOutputFormat } from './output-formats';
 
-/** Default preview length per format (--preview omitted). */
-export function defaultPreviewFor(format: QueryOutputFormat): number {
-  return format === 'full' || format === 'json' ? 64 : 0;
-}
+// cli-table3 (and its string-width / emoji tables) only when a table is drawn.
+const cliTable = lazyRequire<typeof import('cli-table3')>('cli-table3');
 
 function isPreviewKey(k: string): boolean {
   return k.endsWith('_preview');
@@ -131,7 +129,7 @@ export function quietLine(resp: QueryResponse): string {
 }
 
 function table(title: string, rows: [string, unknown][]): string {
-  const t = new Table({ head: [title, ''], style: { head: [], border: [] }, wordWrap: true });
+  const t = new (cliTable())({ head: [title, ''], style: { head: [], border: [] }, wordWrap: true });
   for (const [k, v] of rows) {
     if (v === undefined) continue;
     const text = v !== null && typeof v === 'object' ? sampleText(v as ArrayLike<unknown>, 16) : scalarText(v);

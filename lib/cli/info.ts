@@ -1,25 +1,16 @@
 // `tet info`, `tet verify`, `tet repair`: inspect a file, check its health, fix what verify
 // recommends. Uses the public SDK only.
 import type { Command } from 'commander';
-import Table from 'cli-table3';
-import {
-  open, repair, verify, REPAIR_CODES, TetError, type DatasetInfo, type TableInfo, type TetFile, type VerifyFinding, type VerifyReport,
-} from '../index';
+import type { DatasetInfo, RepairCode, TableInfo, TetFile, VerifyFinding, VerifyReport } from '../index';
+import { formatBytes } from './bytes';
+import { lazyRequire } from './lazy';
+import { sdk } from './sdk';
+
+// cli-table3 (and its string-width / emoji tables) only when a table is drawn.
+const cliTable = lazyRequire<typeof import('cli-table3')>('cli-table3');
 
 function out(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
 }
 
 function ratio(d: DatasetInfo): string {
@@ -57,7 +48,8 @@ function tablesOf(file: TetFile): { tables: TableInfo[]; error?: string } {
   try {
     return { tables: file.tables.map((t) => file.table(t.name, { encodings: true })) };
   } catch (err) {
-    return { tables: [], error: err instanceof TetError ? `${err.code}: ${err.message}` : String(err) };
+    const e = err as { code?: unknown; message?: unknown };
+    return { tables: [], error: typeof e?.code === 'string' ? `${e.code}: ${String(e.message)}` : String(err) };
   }
 }
 
@@ -92,7 +84,7 @@ function printTables(file: TetFile): void {
   for (const t of tables) {
     const bound = t.axis ? `axis ${t.axis.index} of ${t.axis.dataset}` : 'standalone';
     out(`table ${t.name}: ${t.rows} rows, ${bound}`);
-    const table = new Table({ head: ['column', 'kind', 'nulls', 'encodings', 'bytes', 'B/row'], style: { head: [], border: [] } });
+    const table = new (cliTable())({ head: ['column', 'kind', 'nulls', 'encodings', 'bytes', 'B/row'], style: { head: [], border: [] } });
     for (const c of t.columns) {
       const kind = c.kind === 'timestamp' ? `timestamp[${c.unit}, ${c.tz}]` : c.kind;
       const bpr = bytesPerRow(c, t.rows);
@@ -164,7 +156,7 @@ function printInfo(file: TetFile, withHistory: boolean, grep?: string): void {
   if (grep !== undefined) out(`filter: grep~${grep} (${shown.length} of ${file.datasets.length} datasets)`);
   if (shown.length > 0) {
     out('datasets:');
-    const table = new Table({
+    const table = new (cliTable())({
       head: ['name', 'dtype', 'shape', 'chunk', 'grid', 'codecs', 'logical', 'stored', 'ratio'],
       style: { head: [], border: [] },
     });
@@ -192,7 +184,7 @@ function printInfo(file: TetFile, withHistory: boolean, grep?: string): void {
   if (withHistory) {
     if (file.history.length === 0) out('history    (none)');
     else {
-      const table = new Table({ head: ['#', 'op', 'source', 'at'], style: { head: [], border: [] } });
+      const table = new (cliTable())({ head: ['#', 'op', 'source', 'at'], style: { head: [], border: [] } });
       file.history.forEach((h, i) => table.push([String(i), h.op, h.source, h.at]));
       out(table.toString());
     }
@@ -245,6 +237,12 @@ function failIfUnhealthy(r: VerifyReport): void {
   process.exitCode = 1;
 }
 
+// The repair codes for `tet repair --help`, without loading the SDK to list them: the type
+// check below fails the build when the SDK's RepairCode gains a code this list lacks.
+const REPAIR_CODES = ['footer_invalid', 'cells_invalid'] as const satisfies readonly RepairCode[];
+const _everyRepairCode: Exclude<RepairCode, (typeof REPAIR_CODES)[number]> extends never ? true : never = true;
+void _everyRepairCode;
+
 export function registerInfoCommands(program: Command): void {
   program
     .command('info')
@@ -255,6 +253,7 @@ export function registerInfoCommands(program: Command): void {
     .option('-q, --quiet', 'one line: path=... datasets=N chunks=... health=...')
     .option('--grep <text>', 'only datasets whose name contains TEXT (case-insensitive)')
     .action(async (path: string, opts: { json?: boolean; history?: boolean; quiet?: boolean; grep?: string }) => {
+      const { open, verify } = await sdk();
       const file = await open(path);
       let health: VerifyReport;
       try {
@@ -281,6 +280,7 @@ export function registerInfoCommands(program: Command): void {
     .option('-q, --quiet', 'print only problems')
     .option('--json', 'machine-readable output')
     .action(async (path: string, opts: { deep?: boolean; quiet?: boolean; json?: boolean }) => {
+      const { verify } = await sdk();
       const report = await verify(path, { deep: opts.deep ?? false });
       if (opts.json) out(JSON.stringify(report, null, 2));
       else printVerify(report, opts.quiet ?? false);
@@ -293,9 +293,11 @@ export function registerInfoCommands(program: Command): void {
     .argument('<file>', '.tet file')
     .option('--apply <code>', `apply a recommendation (${REPAIR_CODES.join(', ')})`)
     .action(async (path: string, opts: { apply?: string }) => {
+      const { repair, verify } = await sdk();
       if (opts.apply) {
         const result = await repair(path, opts.apply);
-        out(`applied ${result.applied}: ${path} rewritten without its footer (${result.newLength} bytes)`);
+        const without = result.applied === 'cells_invalid' ? 'its tables region' : 'its footer';
+        out(`applied ${result.applied}: ${path} rewritten without ${without} (${result.newLength} bytes)`);
         const after = await verify(path);
         out(after.ok ? 'verify: ok' : `verify: still ${after.findings.length} problem(s); run tet verify ${path}`);
         if (!after.ok) process.exitCode = 1;

@@ -3,14 +3,13 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import {
-  mergeRound, open, parseQueryFile, parseQueryText, renderPlot, TetError, TetIoError, TetQueryError, validatedResponse, validateQuery,
-  type DatasetMetadata, type QueryDocument, type QueryResponse,
-} from '../index';
+import type { DatasetMetadata, Progress, QueryDocument, QueryResponse } from '../index';
 import {
   appendHistory, clearHistory, entryMode, historySettings, readHistory, type QueryHistoryEntry,
 } from './history';
-import { defaultPreviewFor, formatQueryResponse, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from './format';
+import { defaultPreviewFor, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from './output-formats';
+import { progressBar } from './progress';
+import { sdk, type TetSdk } from './sdk';
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
@@ -38,6 +37,8 @@ interface QueryCliOptions {
   partialOut?: string;
   plot?: string;
   round?: string;
+  /** false with --no-progress. */
+  progress: boolean;
 }
 
 /** --plot FILE: the picture's format from the file name (.svg or .png). */
@@ -48,6 +49,7 @@ function plotPath(value: string): string {
 
 /** Writes the picture of an executed response (lib/plot) to `path`; the format follows the extension. */
 async function writePlot(resp: QueryResponse, path: string, metadata?: DatasetMetadata): Promise<void> {
+  const { renderPlot, TetIoError } = await sdk();
   const png = /\.png$/i.test(path);
   const picture = png ? await renderPlot(resp, { format: 'png', metadata }) : await renderPlot(resp, { format: 'svg', metadata });
   try {
@@ -70,7 +72,7 @@ function shardSpec(value: string): [number, number] {
 }
 
 /** QUERY argument -> document: '-' / omitted = stdin, an existing file or .json/.toml path, else inline text. */
-function readQueryArgument(arg: string | undefined, cmd: Command): QueryDocument {
+function readQueryArgument(arg: string | undefined, cmd: Command, t: TetSdk): QueryDocument {
   if (arg === undefined || arg === '-') {
     if (arg === undefined && process.stdin.isTTY) {
       cmd.error('error: no query given (pass a .json/.toml file, inline JSON/TOML, or pipe it on stdin)', { exitCode: 2 });
@@ -79,19 +81,21 @@ function readQueryArgument(arg: string | undefined, cmd: Command): QueryDocument
     try {
       text = readFileSync(0, 'utf8');
     } catch (e) {
-      throw new TetQueryError('TET_QUERY_PARSE', `cannot read the query from stdin: ${(e as Error).message}`);
+      throw new t.TetQueryError('TET_QUERY_PARSE', `cannot read the query from stdin: ${(e as Error).message}`);
     }
-    return parseQueryText(text);
+    return t.parseQueryText(text);
   }
   const ext = extname(arg).toLowerCase();
   const looksLikeText = /^\s*\{/.test(arg) || arg.includes('\n') || arg.includes('=');
   if (!looksLikeText && (ext === '.json' || ext === '.toml' || (existsSync(arg) && statSync(arg).isFile()))) {
-    return parseQueryFile(arg);
+    return t.parseQueryFile(arg);
   }
-  return parseQueryText(arg);
+  return t.parseQueryText(arg);
 }
 
-function print(resp: QueryResponse, format: QueryOutputFormat): void {
+/** Prints the response in `format` (the views of format.ts are loaded here, when first printed). */
+async function print(resp: QueryResponse, format: QueryOutputFormat): Promise<void> {
+  const { formatQueryResponse } = await import('./format');
   process.stdout.write(formatQueryResponse(resp, format) + '\n');
 }
 
@@ -111,18 +115,24 @@ function reportUnmatched(resp: QueryResponse): void {
 
 async function queryFile(doc: QueryDocument, tet: string, o: {
   execute: boolean; format: QueryOutputFormat; preview?: number; spillAllow: string[]; device?: string; plot?: string;
+  /** false: no progress bar (--no-progress); default true. */
+  progress?: boolean;
 }): Promise<QueryResponse> {
-  const file = await open(tet);
+  const file = await (await sdk()).open(tet);
+  const bar = o.execute ? progressBar(o.progress !== false && o.format !== 'quiet') : null;
   try {
     const resp = await file.query(doc, {
       execute: o.execute,
       preview: o.preview ?? defaultPreviewFor(o.format),
       spillAllow: o.spillAllow,
       ...(o.device ? { device: o.device } : {}),
+      ...(bar ? { onProgress: (p: Progress) => bar.update(p) } : {}),
     });
+    bar?.stop();
     if (o.plot && resp.status === 'executed') await writePlot(resp, o.plot, file.metadata.datasets?.[doc.dataset]);
     return resp;
   } finally {
+    bar?.stop();
     file.close();
   }
 }
@@ -150,6 +160,7 @@ export function registerQueryCommands(program: Command): void {
     .option('--plot <file>', 'also draw the result as a picture: FILE.svg or FILE.png (needs -x)', plotPath)
     .option('--partial-out <file>', 'write the shard\'s partial state here (merge the shards with `tet merge`)')
     .option('--round <file>', 'the round request `tet merge --round-out` wrote (rounds 2+ of median / quantile / histogram)')
+    .option('--no-progress', 'no progress bar (drawn on stderr with -x when it is a terminal, once a query has run 0.5 s)')
     .action(async (queryArg: string | undefined, opts: QueryCliOptions, cmd: Command) => {
       const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
       if (opts.execute && !opts.tet) cmd.error('error: -x/--execute needs -t/--tet FILE', { exitCode: 2 });
@@ -160,28 +171,33 @@ export function registerQueryCommands(program: Command): void {
       }
       if (opts.shard && !opts.execute) cmd.error('error: --shard needs -x/--execute', { exitCode: 2 });
       if (opts.round && !opts.shard) cmd.error('error: --round needs --shard I/N and --partial-out', { exitCode: 2 });
-      const doc = readQueryArgument(queryArg, cmd);
+      const t = await sdk();
+      const doc = readQueryArgument(queryArg, cmd, t);
       if (opts.shard && opts.partialOut) {
         let round: Uint8Array | undefined;
         if (opts.round) {
           try {
             round = new Uint8Array(readFileSync(opts.round));
           } catch (e) {
-            throw new TetIoError('TET_IO_OPEN', `cannot read round request ${opts.round}: ${(e as Error).message}`);
+            throw new t.TetIoError('TET_IO_OPEN', `cannot read round request ${opts.round}: ${(e as Error).message}`);
           }
         }
-        const file = await open(opts.tet!);
+        const file = await t.open(opts.tet!);
+        const bar = progressBar(opts.progress && format !== 'quiet');
         try {
           const bytes = await file.queryPartial(doc, {
             ...(round ? { round } : {}),
             shard: opts.shard, preview: opts.preview ?? opts.previewF32 ?? defaultPreviewFor(format),
             spillAllow: opts.spillAllow, ...(opts.device ? { device: opts.device } : {}),
+            ...(bar ? { onProgress: (p: Progress) => bar.update(p) } : {}),
           });
+          bar?.stop();
           writeFileSync(opts.partialOut, bytes);
           if (format !== 'quiet') {
             process.stderr.write(`wrote shard ${opts.shard[0]}/${opts.shard[1]} (${bytes.length} bytes) to ${opts.partialOut}\n`);
           }
         } finally {
+          bar?.stop();
           file.close();
         }
         return;
@@ -190,14 +206,14 @@ export function registerQueryCommands(program: Command): void {
         appendHistory({ at: new Date().toISOString(), tet: opts.tet ? resolve(opts.tet) : null, execute: !!opts.execute, query: doc });
       }
       if (!opts.tet) {
-        print(validatedResponse(doc), format);
+        await print(t.validatedResponse(doc), format);
         return;
       }
       const resp = await queryFile(doc, opts.tet, {
         execute: !!opts.execute, format, preview: opts.preview ?? opts.previewF32,
-        spillAllow: opts.spillAllow, device: opts.device, plot: opts.plot,
+        spillAllow: opts.spillAllow, device: opts.device, plot: opts.plot, progress: opts.progress,
       });
-      print(resp, format);
+      await print(resp, format);
       reportUnmatched(resp);
     });
 
@@ -211,20 +227,21 @@ export function registerQueryCommands(program: Command): void {
     .option('--round-out <file>', `where to write the next round request when one is needed (then exit status ${EXIT_ROUND_NEEDED})`)
     .action(async (files: string[], opts: { format: QueryOutputFormat; quiet?: boolean; roundOut?: string }) => {
       const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
+      const t = await sdk();
       const parts = files.map((f) => {
         try {
           return new Uint8Array(readFileSync(f));
         } catch (e) {
-          throw new TetIoError('TET_IO_OPEN', `cannot read partial ${f}: ${(e as Error).message}`);
+          throw new t.TetIoError('TET_IO_OPEN', `cannot read partial ${f}: ${(e as Error).message}`);
         }
       });
-      const m = await mergeRound(parts);
+      const m = await t.mergeRound(parts);
       if (m.done) {
-        print(m.result, format);
+        await print(m.result, format);
         return;
       }
       if (!opts.roundOut) {
-        throw new TetError('TET_SHARD_ROUND_NEEDED', `the ${m.op} needs round ${m.roundNumber} of every shard: ` +
+        throw new t.TetError('TET_SHARD_ROUND_NEEDED', `the ${m.op} needs round ${m.roundNumber} of every shard: ` +
           'add --round-out R.tpr to write the round request, then run each shard with --round R.tpr');
       }
       writeFileSync(opts.roundOut, m.round);
@@ -274,16 +291,17 @@ export function registerQueryCommands(program: Command): void {
       }
       const entry = entries[n - 1];
       const format: QueryOutputFormat = opts.quiet ? 'quiet' : opts.format;
-      const doc = validateQuery(entry.query);
+      const t = await sdk();
+      const doc = t.validateQuery(entry.query);
       const tet = opts.tet ?? entry.tet;
       if (!tet) {
-        print(validatedResponse(doc), format);
+        await print(t.validatedResponse(doc), format);
         return;
       }
       const resp = await queryFile(doc, tet, {
         execute: !!opts.execute || entry.execute, format, preview: opts.preview, spillAllow: opts.spillAllow,
       });
-      print(resp, format);
+      await print(resp, format);
       reportUnmatched(resp);
     });
 }

@@ -2,7 +2,7 @@
 //   0 success · 1 TetError (error: <message>) or a command that found problems · 2 usage error
 // Unexpected errors print `error: internal: <message>`; the stack only with TET_DEBUG=1.
 import { Command, CommanderError } from 'commander';
-import { TetError } from '../index';
+import { loadedSdk } from './sdk';
 
 function exitOverrideAll(cmd: Command): void {
   cmd.exitOverride();
@@ -43,7 +43,8 @@ function exitCodeFor(err: unknown): number {
     // commander already printed the usage message
     return CLEAN_EXITS.has(err.code) ? 0 : 2;
   }
-  if (err instanceof TetError) {
+  const tet = loadedSdk();
+  if (tet && err instanceof tet.TetError) {
     process.stderr.write(`error: ${err.message}\n`);
     if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
     return 1;

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errorClassFor, TetError } from '../errors';
+import { ProgressThrottle } from '../progress';
 import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName } from '../types';
 import { TetWriter } from '../writer';
 import { jsonNumber } from './attrs';
@@ -14,7 +15,7 @@ import { convertError, describe } from './errors';
 import { nameFilter } from './glob';
 import { openHdf5 } from './hdf5';
 import { openNetcdfClassic } from './netcdf3';
-import type { ConvertedDataset, ConvertOptions, ConvertReport, OpenOptions, SourceReader, SourceVariable } from './types';
+import type { ConvertedDataset, ConvertOptions, ConvertProgress, ConvertReport, OpenOptions, SourceReader, SourceVariable } from './types';
 import { applyUnpack, unpackedAttrs, unpackPlan, type UnpackPlan } from './unpack';
 import { convertTabular, tabularFormatOf } from './tabular_convert';
 import { openZarr } from './zarr';
@@ -184,8 +185,14 @@ export async function convert(src: string, out: string, opts: ConvertOptions = {
         ...(opts.followExternalLinks ? { follow_external_links: true } : {}),
       },
     });
-    await writeAll(reader, writer, planned, opts);
+    const progress = opts.onProgress ? new ProgressThrottle<ConvertProgress>(opts.onProgress) : null;
+    await writeAll(reader, writer, planned, opts, progress);
     await writer.commit();
+    const last = planned.at(-1);
+    if (progress && last) {
+      const t = totals(planned);
+      progress.finish(t.bytes, { dataset: last.variable.name, chunksDone: t.chunks, chunksTotal: t.chunks });
+    }
     return { source: src, kind: reader.kind, output: out, datasets: planned.map((p) => p.report), skipped, notices };
   } catch (err) {
     writer?.abort();
@@ -221,9 +228,17 @@ function fileMetadata(reader: SourceReader, empty: ConvertReport['skipped']): Re
   return meta;
 }
 
-async function writeAll(reader: SourceReader, writer: TetWriter, planned: PlannedDataset[], opts: ConvertOptions): Promise<void> {
-  const bytesTotal = planned.reduce((s, p) => s + p.variable.shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[p.dtype], 0);
-  const chunksTotal = planned.reduce((s, p) => s + p.variable.shape.reduce((a, n, d) => a * Math.ceil(n / p.chunkShape[d]), 1), 0);
+/** Logical bytes (as written) and tiles of the planned datasets: the totals of the progress events. */
+function totals(planned: PlannedDataset[]): { bytes: number; chunks: number } {
+  return {
+    bytes: planned.reduce((s, p) => s + p.variable.shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[p.dtype], 0),
+    chunks: planned.reduce((s, p) => s + p.variable.shape.reduce((a, n, d) => a * Math.ceil(n / p.chunkShape[d]), 1), 0),
+  };
+}
+
+async function writeAll(reader: SourceReader, writer: TetWriter, planned: PlannedDataset[], opts: ConvertOptions,
+  progress: ProgressThrottle<ConvertProgress> | null): Promise<void> {
+  const { bytes: bytesTotal, chunks: chunksTotal } = totals(planned);
   let bytesDone = 0;
   let chunksDone = 0;
   const writes = new WriteQueue(MAX_SLABS_IN_FLIGHT);
@@ -248,7 +263,7 @@ async function writeAll(reader: SourceReader, writer: TetWriter, planned: Planne
       await writes.add(writer.writeSlab(v.name, [...outer, ...new Array<number>(nd - k).fill(0)], tileCount, slab));
       chunksDone += tileCount.reduce((a, b) => a * b, 1);
       bytesDone += slab.length * DTYPE_SIZE[p.dtype];
-      opts.onProgress?.({ dataset: v.name, chunksDone, chunksTotal, bytesDone, bytesTotal });
+      progress?.update(bytesDone, bytesTotal, { dataset: v.name, chunksDone, chunksTotal });
     }
   }
   } finally {

@@ -1,6 +1,6 @@
 // Source format detection by content: HDF5/NetCDF-4 signature, NetCDF classic magic, Zarr metadata.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { closeSync, existsSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { basename, extname, join } from 'node:path';
 import { convertError, describe, openSourceFd } from './errors';
 import type { SourceKind } from './types';
 import { parseZarrJson } from './zarr';
@@ -11,7 +11,7 @@ const HDF5_SIGNATURE = Buffer.from([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x
 export function hdf5SignatureOffset(fd: number, fileLen: number): number {
   const buf = Buffer.alloc(8);
   for (let off = 0; off + 8 <= fileLen; off = off === 0 ? 512 : off * 2) {
-    if (fs.readSync(fd, buf, 0, 8, off) === 8 && buf.equals(HDF5_SIGNATURE)) return off;
+    if (readSync(fd, buf, 0, 8, off) === 8 && buf.equals(HDF5_SIGNATURE)) return off;
     if (off >= 1 << 30) break;
   }
   return -1;
@@ -25,7 +25,7 @@ export function netcdfClassicVersion(head: Buffer): number {
 
 function readJson(file: string): any {
   try {
-    return parseZarrJson(fs.readFileSync(file, 'utf8'));
+    return parseZarrJson(readFileSync(file, 'utf8'));
   } catch (err) {
     throw convertError('TET_CONVERT_SOURCE_INVALID', `cannot parse Zarr metadata ${file}: ${describe(err)}`, err);
   }
@@ -33,8 +33,8 @@ function readJson(file: string): any {
 
 /** Zarr version of a directory (3 for zarr.json, 2 for .zgroup/.zarray/.zmetadata), or 0. */
 export function zarrVersion(dir: string): 2 | 3 | 0 {
-  const v3 = path.join(dir, 'zarr.json');
-  if (fs.existsSync(v3)) {
+  const v3 = join(dir, 'zarr.json');
+  if (existsSync(v3)) {
     const meta = readJson(v3);
     if (meta?.zarr_format !== 3) {
       throw convertError('TET_CONVERT_SOURCE_INVALID',
@@ -42,7 +42,7 @@ export function zarrVersion(dir: string): 2 | 3 | 0 {
     }
     return 3;
   }
-  if (['.zgroup', '.zarray', '.zmetadata'].some((f) => fs.existsSync(path.join(dir, f)))) return 2;
+  if (['.zgroup', '.zarray', '.zmetadata'].some((f) => existsSync(join(dir, f)))) return 2;
   return 0;
 }
 
@@ -55,10 +55,10 @@ const GZIP_MAGIC = [0x1f, 0x8b];
 
 /** The kind a file name's extension suggests (`.gz` is looked through and reported), or null. */
 export function kindFromExtension(src: string): { kind: SourceKind | null; ext: string; gz: boolean } {
-  let name = path.basename(src.replace(/[\\/]+$/, '')).toLowerCase();
+  let name = basename(src.replace(/[\\/]+$/, '')).toLowerCase();
   const gz = name.endsWith('.gz');
   if (gz) name = name.slice(0, -3);
-  const ext = path.extname(name);
+  const ext = extname(name);
   return { kind: SOURCE_EXTENSIONS[ext] ?? null, ext, gz };
 }
 
@@ -87,9 +87,9 @@ export function detectSource(src: string): SourceKind {
 /** detectSource, saying whether the content or (failing that) the extension decided. */
 export function detectSourceDetail(src: string): SourceDetection {
   const byContent = (kind: SourceKind): SourceDetection => ({ kind, by: 'content' });
-  let stat: fs.Stats;
+  let stat: Stats;
   try {
-    stat = fs.statSync(src);
+    stat = statSync(src);
   } catch (err) {
     throw convertError('TET_CONVERT_OPEN', `cannot open source ${src}: ${describe(err)}`, err);
   }
@@ -108,7 +108,7 @@ export function detectSourceDetail(src: string): SourceDetection {
     const buf = Buffer.alloc(8);
     let n = 0;
     try {
-      n = fs.readSync(fd, buf, 0, 8, 0);
+      n = readSync(fd, buf, 0, 8, 0);
     } catch {
       n = 0;  // unreadable for now: the extension decides below
     }
@@ -116,7 +116,7 @@ export function detectSourceDetail(src: string): SourceDetection {
     if (netcdfClassicVersion(head)) return byContent('netcdf3');
     if (n > 0 && hdf5SignatureOffset(fd, stat.size) >= 0) return byContent('hdf5');
   } finally {
-    fs.closeSync(fd);
+    closeSync(fd);
   }
   const gzip = head.length >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
   if (gzip) {

@@ -1,5 +1,5 @@
 // The one place convert/export build their TetErrors (codes TET_CONVERT_* / TET_EXPORT_*).
-import fs from 'node:fs';
+import { openSync } from 'node:fs';
 import { errorClassFor, type TetConvertError, type TetErrorDetail } from '../errors';
 
 /** A TetConvertError, built through errorClassFor like every other TetError. */
@@ -18,7 +18,7 @@ export function describe(err: unknown): string {
 /** Opens a source file read-only; failure is TET_CONVERT_OPEN naming the path. */
 export function openSourceFd(src: string): number {
   try {
-    return fs.openSync(src, 'r');
+    return openSync(src, 'r');
   } catch (err) {
     throw convertError('TET_CONVERT_OPEN', `cannot open source ${src}: ${describe(err)}`, err);
   }

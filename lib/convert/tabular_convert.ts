@@ -7,7 +7,8 @@ import { TetError } from '../errors';
 import type { ColumnSchema, PhysicalBatch } from '../tables/types';
 import { TetWriter } from '../writer';
 import { readTabular, TABULAR_EXTENSIONS, type TabularFormat } from './tabular';
-import type { ConvertOptions, ConvertReport } from './types';
+import { ProgressThrottle } from '../progress';
+import type { ConvertOptions, ConvertProgress, ConvertReport } from './types';
 
 /** The tabular format `src` has by content or extension, or null when it is not tabular. */
 export function tabularFormatOf(src: string, head: Buffer): TabularFormat | null {
@@ -40,6 +41,7 @@ export async function convertTabular(src: string, out: string, format: TabularFo
   const fileBytes = fs.statSync(src).size;
   const writer = await TetWriter.create(out);
   let rows = 0;
+  const progress = opts.onProgress && source.rows ? new ProgressThrottle<ConvertProgress>(opts.onProgress) : null;
   try {
     const table = writer.addTable({ name, schema });
     for await (const batch of source.batches) {
@@ -47,13 +49,15 @@ export async function convertTabular(src: string, out: string, format: TabularFo
       const n = cols[0]?.rows ?? 0;
       await table.appendPhysical(n, cols);
       rows += n;
-      if (source.rows) {
-        const done = Math.round(fileBytes * Math.min(1, rows / source.rows));
-        opts.onProgress?.({ dataset: name, chunksDone: rows, chunksTotal: source.rows, bytesDone: done, bytesTotal: fileBytes });
+      // Source bytes by the share of rows read (the readers stream; rows are known up front for
+      // Parquet and, after the inference pass, CSV). Arrow streams state no total: no events.
+      if (progress && source.rows) {
+        progress.update(Math.round(fileBytes * Math.min(1, rows / source.rows)), fileBytes, { dataset: name, chunksDone: rows, chunksTotal: source.rows });
       }
     }
     writer.addHistory({ op: 'convert', source: src, params: { format, table: name } });
     await writer.commit();
+    progress?.finish(fileBytes, { dataset: name, chunksDone: rows, chunksTotal: rows });
   } catch (err) {
     writer.abort();
     throw err;

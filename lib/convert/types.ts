@@ -1,4 +1,5 @@
 // Shared shapes of the convert module: what a source reader exposes and what convert() reports.
+import type { Progress } from '../progress';
 import type { CoordLabels, DTypeName, TetTypedArray } from '../types';
 
 /** A source format {@link detectSource} recognises. */
@@ -81,7 +82,11 @@ export interface ConvertOptions {
   slabBytes?: number;
   /** Default chunk size when the source chunking is not used, bytes (default 4 MiB). */
   targetChunkBytes?: number;
-  /** Called after every written chunk. */
+  /**
+   * Called as slabs of the source are read and handed to the writer, with the same rules as a
+   * query's onProgress (lib/progress.ts): at most one call per 100 ms, monotone, a final call
+   * with bytesDone = bytesTotal on success, a throwing callback reported once as a warning.
+   */
   onProgress?: (event: ConvertProgress) => void;
   /** Called for every notice (skipped variable, dropped coordinate, ...). */
   onNotice?: (message: string) => void;
@@ -93,13 +98,15 @@ export interface ConvertOptions {
   skipUnsupported?: boolean;
 }
 
-/** A progress event of {@link convert}. */
-export interface ConvertProgress {
+/**
+ * A progress event of {@link convert}: logical bytes of the converted datasets (as written,
+ * after unpacking) and tiles, read from the source and queued for writing.
+ */
+export interface ConvertProgress extends Progress {
+  /** The dataset being converted. */
   dataset: string;
   chunksDone: number;
   chunksTotal: number;
-  bytesDone: number;
-  bytesTotal: number;
 }
 
 /** A dataset written by {@link convert}. */

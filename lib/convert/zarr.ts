@@ -4,8 +4,8 @@
 // zarrita sees the metadata through a store wrapper that normalises those documents: non-finite
 // fill values become the strings zarrita understands, and float16 arrays are opened as uint16 (the
 // same bytes), so every codec pipeline yields the binary16 bit patterns without Float16Array.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import type { DTypeName, TetTypedArray } from '../types';
 import { jsonNumber } from './attrs';
 import { toStorage } from './dtype';
@@ -111,9 +111,9 @@ class StoreMetadata {
   private readonly consolidated: Record<string, unknown> | null = null;
   private readonly cache = new Map<string, unknown>();
   constructor(readonly root: string, version: 2 | 3) {
-    const file = path.join(root, '.zmetadata');
-    if (version === 2 && fs.existsSync(file)) {
-      const doc = parseFile(file, fs.readFileSync(file, 'utf8'));
+    const file = join(root, '.zmetadata');
+    if (version === 2 && existsSync(file)) {
+      const doc = parseFile(file, readFileSync(file, 'utf8'));
       if (doc && typeof doc.metadata === 'object' && doc.metadata) this.consolidated = doc.metadata;
     }
   }
@@ -121,9 +121,9 @@ class StoreMetadata {
   /** The parsed document, or undefined when the store has none under `key`. */
   doc(key: string): any {
     if (this.cache.has(key)) return this.cache.get(key);
-    const file = path.join(this.root, ...key.split('/').filter(Boolean));
+    const file = join(this.root, ...key.split('/').filter(Boolean));
     let doc: unknown;
-    if (fs.existsSync(file)) doc = parseFile(file, fs.readFileSync(file, 'utf8'));
+    if (existsSync(file)) doc = parseFile(file, readFileSync(file, 'utf8'));
     else if (this.consolidated && key in this.consolidated) doc = this.consolidated[key];
     this.cache.set(key, doc);
     return doc;
@@ -131,10 +131,10 @@ class StoreMetadata {
 
   /** Child node names of a group: its subdirectories and the consolidated keys below it. */
   children(rel: string): string[] {
-    const dir = path.join(this.root, ...rel.split('/').filter(Boolean));
+    const dir = join(this.root, ...rel.split('/').filter(Boolean));
     const names = new Set<string>();
-    if (fs.existsSync(dir)) {
-      for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory() && !e.name.startsWith('.')) names.add(e.name);
+    if (existsSync(dir)) {
+      for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory() && !e.name.startsWith('.')) names.add(e.name);
     }
     const prefix = rel ? `${rel}/` : '';
     for (const key of Object.keys(this.consolidated ?? {})) {
@@ -336,7 +336,7 @@ class ZarrReader implements SourceReader {
 
   static async open(src: string, version: 2 | 3, _opts: OpenOptions = {}): Promise<ZarrReader> {
     const [zarr, FileSystemStore] = await loadZarrita();
-    const root = path.resolve(src);
+    const root = resolve(src);
     const meta = new StoreMetadata(root, version);
     const store = metadataStore(new FileSystemStore(root), meta, version);
     const reader = new ZarrReader(src, version === 3 ? 'zarr3' : 'zarr2', zarr, meta, store);
@@ -345,7 +345,7 @@ class ZarrReader implements SourceReader {
   }
 
   private scan(version: 2 | 3): void {
-    const rootName = path.basename(path.resolve(this.path)).replace(/\.zarr$/i, '') || 'array';
+    const rootName = basename(resolve(this.path)).replace(/\.zarr$/i, '') || 'array';
     const key = (rel: string, file: string) => (rel ? `${rel}/${file}` : file);
     const groupAttrs = (rel: string, attrs: unknown) => {
       const safe = attrs && typeof attrs === 'object' && !Array.isArray(attrs) ? jsonSafe(attrs) as Record<string, unknown> : {};
@@ -362,7 +362,7 @@ class ZarrReader implements SourceReader {
         }
         if (meta?.node_type !== 'group') {
           throw convertError('TET_CONVERT_SOURCE_INVALID',
-            `${path.join(this.path, key(rel, 'zarr.json'))}: expected node_type "group" or "array", found ${JSON.stringify(meta?.node_type)}`);
+            `${join(this.path, key(rel, 'zarr.json'))}: expected node_type "group" or "array", found ${JSON.stringify(meta?.node_type)}`);
         }
         groupAttrs(rel, meta.attributes);
       } else {
@@ -372,7 +372,7 @@ class ZarrReader implements SourceReader {
           this.variables.push(arrayVariable(this.zarr, rel, 2, array, attrs, rootName));
           return;
         }
-        if (this.meta.doc(key(rel, '.zgroup')) === undefined && !(rel === '' && fs.existsSync(path.join(this.meta.root, '.zmetadata')))) return;
+        if (this.meta.doc(key(rel, '.zgroup')) === undefined && !(rel === '' && existsSync(join(this.meta.root, '.zmetadata')))) return;
         groupAttrs(rel, attrs);
       }
       for (const sub of this.meta.children(rel)) walk(key(rel, sub));

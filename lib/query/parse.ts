@@ -2,11 +2,14 @@
 // converted to a plain JSON value tree first, then validateQuery runs.
 import { readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
-import { parse as parseToml, TomlDate } from 'smol-toml';
 import { TetIoError, TetQueryError } from '../errors';
+import { lazyRequire } from '../lazy-require';
 import { QUERY_LIMITS } from './limits';
 import { validateQuery, valueDepth } from './validate';
 import type { QueryDocument } from './document';
+
+// The TOML parser, loaded by the first TOML document (JSON queries never need it).
+const smolToml = lazyRequire<typeof import('smol-toml')>('smol-toml');
 
 /** The text format of a query document. */
 export type QueryFormat = 'json' | 'toml';
@@ -58,7 +61,7 @@ export function textNestingDepth(text: string, format: QueryFormat, limit: numbe
 
 function tomlToJson(value: unknown, path: string): unknown {
   // Iterative enough: depth was capped before parsing.
-  if (value instanceof TomlDate || value instanceof Date) {
+  if (value instanceof smolToml().TomlDate || value instanceof Date) {
     throw new TetQueryError('TET_QUERY_INVALID',
       `query ${path}: expected a JSON-compatible value, found a TOML date/time`);
   }
@@ -109,7 +112,7 @@ export function parseQueryText(text: string, format?: QueryFormat): QueryDocumen
     }
   } else {
     try {
-      value = parseToml(body);
+      value = smolToml().parse(body);
     } catch (e) {
       const where = e && typeof e === 'object' && 'line' in e ? ` (line ${(e as { line: number }).line})` : '';
       throw new TetQueryError('TET_QUERY_PARSE',

@@ -9,6 +9,7 @@ import { allocateReductionOutput, reductionOutputSpec } from '../plan/output';
 import { toQueryDocument } from '../query/parse';
 import { buildExecutedResponse, plannedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
+import type { ProgressCallback } from '../progress';
 import type { QueryTarget } from '../types';
 
 /** Library default preview length (the CLI picks per --format). */
@@ -25,6 +26,16 @@ export interface RunQueryOptions {
   execute?: boolean;
   /** Device token (cpu, auto, cuda, ...); overrides execution.device. */
   device?: string;
+  /**
+   * Called as the query reads its selection: logical bytes of the tiles read so far of the
+   * selection's total (native counters polled on the JS thread; no native thread calls JS).
+   * At most one call per 100 ms while it runs, values monotone, and one final call with
+   * bytesDone = bytesTotal when it succeeds (none when it fails or is cancelled). It counts the
+   * first pass over the tiles: a median or quantile that passes over them again may report 1
+   * before it ends. A callback that throws does not break the query: the first throw is
+   * reported once through process.emitWarning (code TET_PROGRESS_CALLBACK).
+   */
+  onProgress?: ProgressCallback;
 }
 
 /** Plans a query against the file's catalog without executing it (status planned / unmatched). */
@@ -61,6 +72,6 @@ export async function runQuery(target: QueryTarget, input: string | object, opts
   const output = spec ? allocateReductionOutput(spec, `${op!.name} of ${planned.dataset.name}`) : null;
   const handle = target.native as NativeFileHandle;
   const result = await runCompiled(compiled, opts.signal, (bytes, token) => (output
-    ? native.execute(handle, bytes, token, output, 'reduction') : native.execute(handle, bytes, token)));
+    ? native.execute(handle, bytes, token, output, 'reduction') : native.execute(handle, bytes, token)), opts.onProgress);
   return buildExecutedResponse(planned, compiled, result);
 }

@@ -14,6 +14,7 @@ import { planAgainstTarget, type CompiledExecution, type PlannedQuery } from '..
 import { toQueryDocument } from '../query/parse';
 import { buildExecutedResponse, plannedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
+import type { ProgressCallback } from '../progress';
 import type { QueryTarget } from '../types';
 import { compileForRun } from './run';
 
@@ -30,6 +31,12 @@ export interface QueryPartialOptions {
    * when it answered `{ done: false, round }`; absent for round 1.
    */
   round?: Uint8Array;
+  /**
+   * As a query's `onProgress` (RunQueryOptions), over this shard's share of the selection (its share
+   * of the work units; exact for covariance and non-scalar median / quantile / histogram shards,
+   * which read a sub-box).
+   */
+  onProgress?: ProgressCallback;
 }
 
 /** What `mergeRound` answers: the response, or the round request every shard must run next. */
@@ -118,7 +125,7 @@ export async function runQueryPartial(target: QueryTarget, input: string | objec
   // which shard, and the round request, travel in the plan's SHARD section
   compiled.plan.shard = { begin: 0, end: 1, of: 1, index: i, count: n, ...(round ? { round } : {}) };
   return runCompiled(compiled, opts.signal, (bytes, token) => native.executePartial(target.native as NativeFileHandle,
-    bytes, JSON.stringify(doc), encodeContext(context), token));
+    bytes, JSON.stringify(doc), encodeContext(context), token), opts.onProgress);
 }
 
 /**

@@ -31,7 +31,7 @@ namespace {
 class Executor {
  public:
   Executor(const ChunkSource& src, const QueryPlan& plan, const ExecContext& ctx, const Selection& sel, QueryResult& res)
-      : src_(src), plan_(plan), ctx_(ctx), sel_(sel), res_(res), fetcher_(src, plan.dataset_id, dtype_size(sel.dataset.dtype)) {}
+      : src_(src), plan_(plan), ctx_(ctx), sel_(sel), res_(res), fetcher_(src, plan.dataset_id, dtype_size(sel.dataset.dtype), ctx.progress) {}
 
   template <class S, class T> void run() {
     res_.stats.threads_used = 1;
@@ -87,6 +87,8 @@ QueryResult execute(const ChunkSource& source, const QueryPlan& plan, const Exec
   if (plan.f16_raw && (d.dtype != DType::F16 || plan.op != Op::None || !ctx.has_output || plan.strategy == Strategy::MmapSpill))
     fail("TET_PLAN_INVALID", "OUTPUT flag f16-as-bits needs a read of an f16 dataset into a caller-owned output (no reduction, no spill)");
   const exec::Selection sel(d, plan);
+  // No overflow: a selection has at most the dataset's elements, whose logical bytes the catalog checked.
+  exec::start_progress(ctx, sel.elements * dtype_size(d.dtype));
   QueryResult res;
   res.stats.strategy = plan.strategy;
   res.stats.io_mode = plan.io_mode;

@@ -106,7 +106,7 @@ template <class S, class T, class F> struct ScalarFold {
         states[i + n] = fold_unit(ts, base, u.e0, u.e1, bufs[slot]);
       });
       for (uint64_t n = i; n < j; ++n)
-        if (units[n].e0 == 0) run.fetcher.count(run.sel.tile(units[n].tile).linear_chunk);
+        if (units[n].e0 == 0) run.fetcher.count(run.sel.tile(units[n].tile));
       i = j;
     }
   }

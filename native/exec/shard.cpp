@@ -362,16 +362,25 @@ std::vector<uint8_t> execute_partial(const ChunkSource& src, const QueryPlan& pl
 
   QueryResult res;
   res.stats.threads_used = 1;
-  // Shard 0 carries the preview (the same elements the single-process engine previews).
+  // Progress: the shard's share of the selection's bytes (its units' share; units are of about
+  // equal size). Fibers and covariance shards reset it to the exact bytes of the sub-box they read.
+  const uint64_t bytes = sel.elements * dtype_size(d.dtype);  // <= the dataset's checked logical bytes
+  // In floating point: bytes * (u1 - u0) may not fit 64 bits, and a progress total needs no exactness.
+  const double share = units == 0 ? 0.0 : double(bytes) * double(u1 - u0) / double(units);
+  exec::start_progress(ctx, share >= double(bytes) ? bytes : uint64_t(share));
+  // Shard 0 carries the preview (the same elements the single-process engine previews); its
+  // tiles are not the shard's progress.
   if (req.shard == 0 && plan.preview_max > 0) {
     QueryPlan pp = plan;
     pp.op = Op::None, pp.strategy = Strategy::CappedInMemory, pp.spill_path.clear(), pp.temp_dir.clear();
-    QueryResult pr = execute(src, pp, ctx);
+    ExecContext pctx = ctx;
+    pctx.progress = nullptr;
+    QueryResult pr = execute(src, pp, pctx);
     res.preview = std::move(pr.preview), res.preview_length = pr.preview_length;
     res.stats.chunks_read += pr.stats.chunks_read, res.stats.stored_bytes_read += pr.stats.stored_bytes_read;
   }
   std::vector<uint8_t> body;
-  exec::TileFetcher fetcher(src, plan.dataset_id, dtype_size(d.dtype));
+  exec::TileFetcher fetcher(src, plan.dataset_id, dtype_size(d.dtype), ctx.progress);
   IoMode io = plan.io_mode;
   with_dtype(d.dtype, [&](auto* s, auto* t) {
     using S = std::remove_pointer_t<decltype(s)>;

@@ -277,7 +277,8 @@ std::vector<double> covariance_unit_states(const ChunkSource& source, const Quer
   const DatasetInfo& d = source.catalog().datasets.at(plan.dataset_id);
   const Selection sel(d, plan);
   stats.stats.strategy = plan.strategy, stats.stats.io_mode = plan.io_mode;
-  TileFetcher fetcher(source, plan.dataset_id, dtype_size(d.dtype));
+  start_progress(ctx, sel.elements * dtype_size(d.dtype));  // <= the dataset's checked logical bytes
+  TileFetcher fetcher(source, plan.dataset_id, dtype_size(d.dtype), ctx.progress);
   const ReadInput in{plan, sel, ctx, fetcher, stats, false};
   TierC t(source, in);
   std::vector<double> states;

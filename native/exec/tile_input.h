@@ -29,10 +29,17 @@ inline void check_cancel(const ExecContext& ctx) {
     fail("TET_CANCELLED", "query cancelled");
 }
 
+// Sets the run's progress total (query.h: Progress) before its first tile; a no-op without one.
+inline void start_progress(const ExecContext& ctx, uint64_t total_bytes) {
+  if (ctx.progress != nullptr) ctx.progress->total.store(total_bytes, std::memory_order_relaxed);
+}
+
+// Every counted tile read goes through count(): the I/O stats and the run's progress (the tile's
+// selected logical bytes, one relaxed add per tile; nothing when the run has no Progress).
 class TileFetcher {
  public:
-  TileFetcher(const ChunkSource& src, uint32_t dataset_id, size_t elem_size)
-      : src_(src), dataset_id_(dataset_id), elem_size_(elem_size) {}
+  TileFetcher(const ChunkSource& src, uint32_t dataset_id, size_t elem_size, Progress* progress = nullptr)
+      : src_(src), dataset_id_(dataset_id), elem_size_(elem_size), progress_(progress) {}
 
   TileView fetch(const TileSelection& ts, std::vector<uint8_t>& scratch) {
     TileView v = src_.tile(dataset_id_, ts.linear_chunk, scratch);
@@ -40,11 +47,13 @@ class TileFetcher {
     if (v.data == nullptr || v.bytes != want)
       fail("TET_INTERNAL", "tile " + std::to_string(ts.linear_chunk) + " has " + std::to_string(v.bytes) +
                                " decoded bytes; expected " + std::to_string(want));
-    count(ts.linear_chunk);
+    count(ts);
     return v;
   }
-  void count(uint64_t linear_chunk) {
+  void count(const TileSelection& ts) {
+    const uint64_t linear_chunk = ts.linear_chunk;
     chunks_.fetch_add(1, std::memory_order_relaxed);
+    if (progress_ != nullptr) progress_->done.fetch_add(ts.elems * elem_size_, std::memory_order_relaxed);
     const Catalog& cat = src_.catalog();
     const DatasetInfo& d = cat.datasets[dataset_id_];
     if (linear_chunk < d.chunk_to_entry.size() && d.chunk_to_entry[linear_chunk] < cat.entries.size())
@@ -58,6 +67,7 @@ class TileFetcher {
   const ChunkSource& src_;
   uint32_t dataset_id_;
   size_t elem_size_;
+  Progress* progress_;
   std::atomic<uint64_t> chunks_{0}, stored_{0};
 };
 

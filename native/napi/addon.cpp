@@ -33,7 +33,7 @@ class TetAddon : public Napi::Addon<TetAddon> {
     const Entry entries[] = {
         {"openFile", OpenFile}, {"openFileSync", OpenFileSync}, {"catalog", CatalogOf},
         {"execute", Execute}, {"executePartial", ExecutePartial}, {"mergePartials", MergePartials}, {"closeFile", CloseFile}, {"createCancelToken", CreateCancelToken},
-        {"cancel", Cancel}, {"verifyTiles", VerifyTiles}, {"repairFooter", RepairFooter},
+        {"cancel", Cancel}, {"progressOf", ProgressOf}, {"verifyTiles", VerifyTiles}, {"repairFooter", RepairFooter},
         {"repairCells", RepairCells}, {"verifyTables", VerifyTables},
         {"hostInfo", HostInfo}, {"writerCreate", WriterCreate},
         {"writerSetExecution", WriterSetExecution}, {"writerAddDataset", WriterAddDataset},

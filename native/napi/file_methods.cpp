@@ -1,4 +1,4 @@
-// Reading: open/close, catalog, execute a compiled plan, cancellation, host facts.
+// Reading: open/close, catalog, execute a compiled plan, cancellation and progress, host facts.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -52,9 +52,10 @@ struct OutputArg {
 class ExecuteWorker : public DetachedWorker {
  public:
   ExecuteWorker(Napi::Env env, std::shared_ptr<File> file, std::vector<uint8_t> plan, CancelFlag cancel,
-                OutputArg output = OutputArg())
+                ProgressRef progress, OutputArg output = OutputArg())
       : DetachedWorker(env, "tetration:execute", EnvInFlight(env)), file_(std::move(file)),
-        plan_bytes_(std::move(plan)), registration_(EnvInFlight(env), std::move(cancel)), output_(output) {}
+        plan_bytes_(std::move(plan)), registration_(EnvInFlight(env), std::move(cancel)),
+        progress_(std::move(progress)), output_(output) {}
   // No napi_delete_reference here: this destructor runs on the job thread when the environment
   // is already gone (DetachedWorker::Start), where N-API must not be called. ReleaseJs drops
   // the reference on the JS thread whenever the environment is alive; otherwise it is leaked
@@ -80,6 +81,7 @@ class ExecuteWorker : public DetachedWorker {
     dtype_ = catalog.datasets.at(plan.dataset_id).dtype;
     ExecContext ctx;
     ctx.cancel = registration_.flag();
+    ctx.progress = progress_.get();
     reduction_ = plan.op != Op::None;
     if (output_.ref != nullptr) {
       // A read's output is the dataset's preview type (f16 as stored bits: Uint16Array). A
@@ -125,6 +127,7 @@ class ExecuteWorker : public DetachedWorker {
   std::shared_ptr<File> file_;  // keeps the mapping alive even if closeFile() runs meanwhile
   std::vector<uint8_t> plan_bytes_;
   QueryRegistration registration_;  // the cancel flag, registered with the environment
+  ProgressRef progress_;            // the token's counters (null without a token)
   OutputArg output_;
   DType dtype_ = DType::F32;
   bool reduction_ = false;
@@ -134,9 +137,10 @@ class ExecuteWorker : public DetachedWorker {
 class ExecutePartialWorker : public DetachedWorker {
  public:
   ExecutePartialWorker(Napi::Env env, std::shared_ptr<File> file, std::vector<uint8_t> plan, PartialRequest req,
-                       CancelFlag cancel)
+                       CancelFlag cancel, ProgressRef progress)
       : DetachedWorker(env, "tetration:executePartial", EnvInFlight(env)), file_(std::move(file)),
-        plan_bytes_(std::move(plan)), req_(std::move(req)), registration_(EnvInFlight(env), std::move(cancel)) {}
+        plan_bytes_(std::move(plan)), req_(std::move(req)), registration_(EnvInFlight(env), std::move(cancel)),
+        progress_(std::move(progress)) {}
 
  protected:
   void Run() override {
@@ -150,6 +154,7 @@ class ExecutePartialWorker : public DetachedWorker {
     plan.shard = ShardRange{};
     ExecContext ctx;
     ctx.cancel = registration_.flag();
+    ctx.progress = progress_.get();
     bytes_ = execute_partial(*file_, plan, req_, ctx);
     file_->check_unchanged();
   }
@@ -164,6 +169,7 @@ class ExecutePartialWorker : public DetachedWorker {
   std::vector<uint8_t> plan_bytes_;
   PartialRequest req_;
   QueryRegistration registration_;  // the cancel flag, registered with the environment
+  ProgressRef progress_;
   std::vector<uint8_t> bytes_;
 };
 
@@ -213,7 +219,9 @@ Napi::Value ExecutePartial(const Napi::CallbackInfo& info) {
     req.doc = StringArg(info, 2, "doc");
     req.context = StringArg(info, 3, "context");
     CancelFlag cancel = info.Length() > 4 ? UnwrapCancel(info[4]) : nullptr;
-    return (new ExecutePartialWorker(env, OpenFileOf(handle), std::move(plan), std::move(req), std::move(cancel)))->Start();
+    ProgressRef progress = info.Length() > 4 ? UnwrapProgress(info[4]) : nullptr;
+    return (new ExecutePartialWorker(env, OpenFileOf(handle), std::move(plan), std::move(req), std::move(cancel),
+                                     std::move(progress)))->Start();
   });
 }
 
@@ -268,6 +276,7 @@ Napi::Value Execute(const Napi::CallbackInfo& info) {
     Napi::Value handle = Arg(info, 0, "file");
     std::vector<uint8_t> plan = BytesArg(info, 1, "plan");
     CancelFlag cancel = info.Length() > 2 ? UnwrapCancel(info[2]) : nullptr;
+    ProgressRef progress = info.Length() > 2 ? UnwrapProgress(info[2]) : nullptr;
     std::shared_ptr<File> file = OpenFileOf(handle);
     OutputArg output;
     if (info.Length() > 3 && !info[3].IsUndefined() && !info[3].IsNull()) {
@@ -282,7 +291,7 @@ Napi::Value Execute(const Napi::CallbackInfo& info) {
       output.bytes = uint64_t(info[3].As<Napi::TypedArray>().ByteLength());
       NAPI_THROW_IF_FAILED(env, napi_create_reference(env, info[3], 1, &output.ref), Napi::Value());
     }
-    return (new ExecuteWorker(env, std::move(file), std::move(plan), std::move(cancel), output))->Start();
+    return (new ExecuteWorker(env, std::move(file), std::move(plan), std::move(cancel), std::move(progress), output))->Start();
   });
 }
 
@@ -305,6 +314,19 @@ Napi::Value Cancel(const Napi::CallbackInfo& info) {
     CancelFlag flag = UnwrapCancel(Arg(info, 0, "token"));
     if (flag) flag->store(true, std::memory_order_relaxed);
     return env.Undefined();
+  });
+}
+
+// The token's progress counters (tet::Progress): two relaxed loads, no lock, so lib/ can poll
+// it from a timer while the query runs on other threads. `done` is as counted (lib/ clamps it).
+Napi::Value ProgressOf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    ProgressRef p = UnwrapProgress(Arg(info, 0, "token"));
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("done", Napi::Number::New(env, p ? static_cast<double>(p->done.load(std::memory_order_relaxed)) : 0.0));
+    out.Set("total", Napi::Number::New(env, p ? static_cast<double>(p->total.load(std::memory_order_relaxed)) : 0.0));
+    return out;
   });
 }
 

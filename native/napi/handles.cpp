@@ -45,16 +45,24 @@ Napi::External<WriterRef> WrapWriter(Napi::Env env, std::unique_ptr<Writer> writ
 
 WriterRef UnwrapWriter(const Napi::Value& v) { return *Unwrap<WriterRef>(v, kWriterTag, "writer"); }
 
-Napi::External<CancelFlag> WrapCancel(Napi::Env env) {
-  auto* flag = new CancelFlag(std::make_shared<std::atomic<bool>>(false));
-  auto ext = Napi::External<CancelFlag>::New(env, flag, [](Napi::Env, CancelFlag* f) { delete f; });
+Napi::External<std::shared_ptr<QueryToken>> WrapCancel(Napi::Env env) {
+  using Ref = std::shared_ptr<QueryToken>;
+  auto* token = new Ref(std::make_shared<QueryToken>());
+  auto ext = Napi::External<Ref>::New(env, token, [](Napi::Env, Ref* t) { delete t; });
   ext.TypeTag(&kCancelTag);
   return ext;
 }
 
 CancelFlag UnwrapCancel(const Napi::Value& v) {
   if (v.IsNull() || v.IsUndefined()) return nullptr;
-  return *Unwrap<CancelFlag>(v, kCancelTag, "cancel token");
+  const std::shared_ptr<QueryToken>& t = *Unwrap<std::shared_ptr<QueryToken>>(v, kCancelTag, "cancel token");
+  return CancelFlag(t, &t->cancelled);  // aliasing: owns the token, points at its flag
+}
+
+ProgressRef UnwrapProgress(const Napi::Value& v) {
+  if (v.IsNull() || v.IsUndefined()) return nullptr;
+  const std::shared_ptr<QueryToken>& t = *Unwrap<std::shared_ptr<QueryToken>>(v, kCancelTag, "cancel token");
+  return ProgressRef(t, &t->progress);
 }
 
 }  // namespace tet::napi

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "tet/file.h"
+#include "tet/query.h"
 #include "tet/writer.h"
 
 namespace tet::napi {
@@ -33,6 +34,15 @@ struct WriterState {
 using WriterRef = std::shared_ptr<WriterState>;
 
 using CancelFlag = std::shared_ptr<std::atomic<bool>>;
+using ProgressRef = std::shared_ptr<Progress>;
+
+// What createCancelToken() hands out: the query's cancel flag and its progress counters
+// (tet::Progress, query.h) in one allocation. CancelFlag / ProgressRef share its ownership, so a
+// worker keeps both alive even if JS drops the token mid-query.
+struct QueryToken {
+  std::atomic<bool> cancelled{false};
+  Progress progress;
+};
 
 Napi::External<FileSlot> WrapFile(Napi::Env env, std::shared_ptr<File> file);
 FileSlot& UnwrapFileSlot(const Napi::Value& v);
@@ -42,7 +52,8 @@ std::shared_ptr<File> OpenFileOf(const Napi::Value& v);
 Napi::External<WriterRef> WrapWriter(Napi::Env env, std::unique_ptr<Writer> writer);
 WriterRef UnwrapWriter(const Napi::Value& v);
 
-Napi::External<CancelFlag> WrapCancel(Napi::Env env);
-CancelFlag UnwrapCancel(const Napi::Value& v);  // null/undefined -> empty flag
+Napi::External<std::shared_ptr<QueryToken>> WrapCancel(Napi::Env env);
+CancelFlag UnwrapCancel(const Napi::Value& v);      // null/undefined -> empty flag
+ProgressRef UnwrapProgress(const Napi::Value& v);   // null/undefined -> no progress
 
 }  // namespace tet::napi

@@ -21,6 +21,7 @@ Napi::Value MergePartials(const Napi::CallbackInfo& info);
 Napi::Value CloseFile(const Napi::CallbackInfo& info);
 Napi::Value CreateCancelToken(const Napi::CallbackInfo& info);
 Napi::Value Cancel(const Napi::CallbackInfo& info);
+Napi::Value ProgressOf(const Napi::CallbackInfo& info);
 Napi::Value HostInfo(const Napi::CallbackInfo& info);
 Napi::Value EngineStatsOf(const Napi::CallbackInfo& info);
 

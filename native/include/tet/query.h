@@ -8,8 +8,21 @@
 
 namespace tet {
 
+// How far one run has got, read by another thread while it runs (napi/ `progressOf`, polled by
+// lib/engine.ts). `total` is stored once before the first tile: the selection's logical bytes
+// (elements x dtype size; a shard: its share of the units). `done` grows by a tile's selected
+// logical bytes when the tile is first read: one relaxed add per tile, in TileFetcher, the same
+// first pass the I/O stats count (later passes of a multi-pass op and re-reads add nothing), so
+// `done` may reach `total` before the run ends (and, with a preview read before a fold, pass
+// it by the preview's tiles: readers clamp). Relaxed: a reader wants a recent value, no order.
+struct Progress {
+  std::atomic<uint64_t> done{0};
+  std::atomic<uint64_t> total{0};
+};
+
 struct ExecContext {
   const std::atomic<bool>* cancel = nullptr;  // set => throw Error("TET_CANCELLED")
+  Progress* progress = nullptr;                // null => no counting (one branch per tile)
   // Caller-owned output, for two kinds of plan (any other fails TET_PLAN_INVALID):
   // * read() (Op::None, in-memory strategy): the preview is scattered straight into these bytes
   //   by the pool threads and QueryResult::preview stays empty (preview_length still says how

@@ -1,0 +1,22 @@
+// The SDK (lib/index.ts), loaded by the first command that needs it instead of at start-up:
+// `tet --version`, `tet --help` and `tet qhist list` never compile it (dist/cli.cjs is built
+// with code splitting, so the SDK is a chunk of its own; docs/performance.md "CLI start-up").
+// Only the public API, as everywhere in cli/: value imports of lib/ go through here, types are
+// imported with `import type`.
+import type * as Sdk from '../index';
+
+export type TetSdk = typeof Sdk;
+
+let loading: Promise<TetSdk> | undefined;
+let loaded: TetSdk | undefined;
+
+/** The SDK, imported on the first call. */
+export function sdk(): Promise<TetSdk> {
+  loading ??= import('../index').then((m) => (loaded = m));
+  return loading;
+}
+
+/** The SDK if a command has loaded it (a TetError can only come from a loaded SDK), else undefined. */
+export function loadedSdk(): TetSdk | undefined {
+  return loaded;
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// CLI start-up against bare node: the median wall time of N runs (default 15) of `node -e 0`,
+// `tet --version`, `tet info samples/weather.tet` and a small `tet query -x`, each spawned as a
+// fresh process (dist/cli.cjs: run `npm run build:ts` first). Prints a table and the ratio to
+// bare node; docs/performance.md "CLI start-up" holds the numbers. Usage:
+//   node scripts/startup-bench.mjs [--runs N] [--json]
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'dist/cli.cjs');
+const sample = join(root, 'samples/weather.tet');
+const args = process.argv.slice(2);
+const runsAt = args.indexOf('--runs');
+const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 15;
+if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs needs a positive integer');
+if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build:ts first`);
+
+const env = { ...process.env, TET_NO_QUERY_HISTORY: '1', NO_COLOR: '1' };
+const cases = [
+  ['node -e 0', ['-e', '0']],
+  ['tet --version', [cli, '--version']],
+  ['tet info samples/weather.tet', [cli, 'info', sample]],
+  ['tet query -x (mean of weather.tet)', [cli, 'query', '{"dataset":"temperature","mean":[]}', '-t', sample, '-x', '--format', 'quiet']],
+];
+
+function once(argv) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, argv, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+for (const [, argv] of cases) once(argv);  // warm the page cache
+// Interleaved (round robin), so a change in machine load touches every case alike.
+const times = cases.map(() => []);
+for (let i = 0; i < runs; i++) cases.forEach(([, argv], c) => times[c].push(once(argv)));
+const rows = cases.map(([name], c) => ({ name, medianMs: median(times[c]), minMs: Math.min(...times[c]) }));
+const bare = rows[0].medianMs;
+if (args.includes('--json')) {
+  process.stdout.write(`${JSON.stringify({ node: process.version, runs, rows: rows.map((r) => ({ ...r, ratio: r.medianMs / bare })) }, null, 2)}\n`);
+} else {
+  process.stdout.write(`node ${process.version}, median of ${runs} runs each\n`);
+  for (const r of rows) {
+    process.stdout.write(`${r.name.padEnd(38)} ${r.medianMs.toFixed(1).padStart(7)} ms  (min ${r.minMs.toFixed(1)})  ${(r.medianMs / bare).toFixed(2)} x bare node\n`);
+  }
+}

@@ -1,0 +1,89 @@
+// What `tet` loads at start (docs/performance.md "CLI start-up"): `tet --version` and `--help`
+// load commander and the CLI's entry only, not the SDK (dist/index.cjs) or the addon; `tet info`
+// and `tet query` load the SDK but none of the converters' packages, the TOML parser, the
+// progress bar or the plotting libraries. Which modules, not how long (no timings in tests): a
+// child process records every file it requires; the CLI's own chunks are named by the lib/
+// modules they hold (the `// lib/...` lines tsup writes before each module).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/paths';
+
+const CLI = join(ROOT, 'dist/cli.cjs');
+const SAMPLE = join(ROOT, 'samples/weather.tet');
+
+// Runs the CLI in a child that hooks the module loader; prints the resolved files it required.
+const RECORDER = `
+const M = require('module');
+const load = M._load;
+const files = new Set();
+M._load = function (request, parent, isMain) {
+  try { files.add(M._resolveFilename(request, parent, isMain)); } catch {}
+  return load.apply(this, arguments);
+};
+process.on('exit', () => require('fs').writeSync(2, '\\nLOADED ' + JSON.stringify([...files]) + '\\n'));
+process.argv = [process.argv[0], ${JSON.stringify(CLI)}, ...JSON.parse(process.env.TET_ARGS)];
+require(${JSON.stringify(CLI)});
+`;
+
+interface Loaded { packages: Set<string>; modules: Set<string>; addon: boolean; sdk: boolean }
+
+function loadedBy(args: string[]): Loaded {
+  const r = spawnSync(process.execPath, ['-e', RECORDER], {
+    encoding: 'utf8', cwd: ROOT, env: { ...process.env, TET_ARGS: JSON.stringify(args), TET_NO_QUERY_HISTORY: '1' },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
+  const files = JSON.parse(line!.slice('LOADED '.length)) as string[];
+  const packages = new Set<string>();
+  const modules = new Set<string>();
+  let addon = false;
+  let sdk = false;
+  for (const f of files) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
+    if (pkg) packages.add(pkg[1]);
+    else if (f.endsWith('.node')) addon = true;
+    else if (f === join(ROOT, 'dist/index.cjs')) sdk = true;
+    else if (f.startsWith(join(ROOT, 'dist'))) {
+      for (const m of readFileSync(f, 'utf8').matchAll(/^\/\/ ((?:lib|schema)\/\S+)$/gm)) modules.add(m[1]);
+    }
+  }
+  return { packages, modules, addon, sdk };
+}
+
+// Packages only conversion, export, TOML documents, a drawn bar or a picture need.
+const HEAVY_PACKAGES = ['smol-toml', 'cli-progress', 'h5wasm', 'h5wasm-plugins', 'zarrita', '@zarrita/storage', 'netcdfjs',
+  'numcodecs', 'vega', 'sharp'];
+
+describe.skipIf(!existsSync(CLI))('modules loaded at start', () => {
+  it('--version and --help: commander and the CLI entry only (no SDK, no addon)', () => {
+    for (const args of [['--version'], ['--help'], ['query', '--help']]) {
+      const l = loadedBy(args);
+      expect([...l.packages], args.join(' ')).toEqual(['commander']);
+      expect(l.addon).toBe(false);
+      expect(l.sdk, `${args.join(' ')} loads the SDK`).toBe(false);
+      expect(l.modules.has('lib/cli/main.ts')).toBe(true);  // the chunk comments are there to read
+      expect(l.modules.has('lib/cli/format.ts')).toBe(false);
+      for (const m of l.modules) expect(m.startsWith('lib/cli/') || m === 'package.json', m).toBe(true);
+    }
+  });
+
+  it('tet info: the SDK and the table, but no converter package, TOML parser, bar or plotting', () => {
+    const l = loadedBy(['info', SAMPLE]);
+    expect(l.sdk).toBe(true);
+    expect(l.addon).toBe(true);
+    expect(l.packages.has('cli-table3')).toBe(true);
+    for (const p of HEAVY_PACKAGES) expect(l.packages.has(p), p).toBe(false);
+  });
+
+  it('a JSON query with -x: no converter package, no TOML parser, no table unless --format table', () => {
+    const l = loadedBy(['query', '{"dataset":"temperature","mean":[]}', '-t', SAMPLE, '-x', '--format', 'quiet']);
+    expect(l.sdk).toBe(true);
+    expect(l.modules.has('lib/cli/format.ts')).toBe(true);
+    for (const p of [...HEAVY_PACKAGES, 'cli-table3']) expect(l.packages.has(p), p).toBe(false);
+    const toml = loadedBy(['query', 'dataset = "temperature"\nmean = []', '-t', SAMPLE, '-x', '--format', 'table']);
+    expect(toml.packages.has('smol-toml')).toBe(true);
+    expect(toml.packages.has('cli-table3')).toBe(true);
+  });
+});
