@@ -89,6 +89,15 @@ class CommitWorker : public PromiseWorker {
   WriterRef state_;
 };
 
+size_t ElementBytes(napi_typedarray_type t) {
+  switch (t) {
+    case napi_int8_array: case napi_uint8_array: case napi_uint8_clamped_array: return 1;
+    case napi_int16_array: case napi_uint16_array: return 2;
+    case napi_int32_array: case napi_uint32_array: case napi_float32_array: return 4;
+    default: return 8;  // float64, bigint64, biguint64
+  }
+}
+
 // One append of a table's rows: every column's arrays read in place (held by references until
 // the promise settles; the caller must not change them meanwhile).
 class AppendTableWorker : public PromiseWorker {
@@ -296,7 +305,7 @@ Napi::Value WriterAppendTable(const Napi::CallbackInfo& info) {
         Napi::Value d = o.Get("data");
         if (!d.IsTypedArray()) ThrowArg(env, at + ".data must be a typed array");
         Napi::TypedArray ta = d.As<Napi::TypedArray>();
-        const size_t esize = ta.ByteLength() / std::max<size_t>(ta.ElementLength(), 1);
+        const size_t esize = ElementBytes(ta.TypedArrayType());
         b.data = static_cast<uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
         b.elem_bytes = static_cast<uint32_t>(esize);
         w->Hold(ta);
