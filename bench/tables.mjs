@@ -20,6 +20,7 @@
 //                      bytes); ingest always writes the whole table
 //   --out FILE         markdown output (default bench/results/tables-latest.md; .json beside it)
 //   --keep             keep the temp directory (its path is logged)
+//   --render FILE.json re-render the markdown of an earlier run's .json (nothing is measured)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,6 +58,7 @@ const O = {
   keep: argv.includes('--keep'),
   child: opt('--child', null),
   path: opt('--path', null),
+  render: opt('--render', null),
 };
 for (const k of ['rows', 'batch']) {
   if (!Number.isSafeInteger(O[k]) || O[k] < 1) throw new Error(`--${k} must be a positive integer, got ${opt(`--${k}`)}`);
@@ -404,7 +406,7 @@ function report(R) {
   const ing = R.ingest;
   const usage = (e) => `${e.cpuSeconds.toFixed(1)} | ${e.loadAvg.map((x) => x.toFixed(1)).join(' → ')}`;
   lines.push(`| DuckDB ${R.machine.duckdb} | ${ing.duckdb.seconds.toFixed(1)} | ${(n / ing.duckdb.seconds / 1e6).toFixed(2)} M | ${usage(ing.duckdb)} | ${mib(ing.duckdb.peakRssBytes)} | \`CREATE TABLE obs AS SELECT … FROM range(N)\` + CHECKPOINT, threads=${THREADS}, memory_limit=${DUCKDB_MEMORY} |`);
-  lines.push(`| tetration | ${ing.tet.seconds.toFixed(1)} | ${(n / ing.tet.seconds / 1e6).toFixed(2)} M | ${usage(ing.tet)} | ${mib(ing.tet.peakRssBytes)} | streaming \`append\` of ${O.batch.toLocaleString('en-US')}-row batches + commit; ${ing.tet.generatorSeconds.toFixed(1)} s of it is the JS generator |`, '');
+  lines.push(`| tetration | ${ing.tet.seconds.toFixed(1)} | ${(n / ing.tet.seconds / 1e6).toFixed(2)} M | ${usage(ing.tet)} | ${mib(ing.tet.peakRssBytes)} | streaming \`append\` of ${R.batch.toLocaleString('en-US')}-row batches + commit; ${ing.tet.generatorSeconds.toFixed(1)} s of it is the JS generator |`, '');
   lines.push('Each engine ran in its own process with the generator inside it (wall time from start-up of the',
     'engine to the committed / checkpointed file; peak RSS = VmHWM at the end). The machine is shared: a',
     '1-min load average above the core count means other work took CPU from the run, and wall times',
@@ -417,14 +419,14 @@ function report(R) {
 function readmeSection(R) {
   const T = R.totals, n = R.rows;
   const missed = R.columns.filter((c) => !GOAL_EXEMPT.has(c.name) && c.ratio != null && c.ratio > COLUMN_GOAL).map((c) => `\`${c.name}\``);
-  const rows = R.columns.map((c) => `| \`${c.name}\` | ${f2(c.duckdbN ?? c.duckdb10M)} | ${f2(c.tet.bytesPerRow)} | ${f2(c.ratio)} |`);
+  const rows = R.columns.map((c) => `| \`${c.name}\` | ${f3(c.duckdbN ?? c.duckdb10M)} | ${f3(c.tet.bytesPerRow)} | ${f2(c.ratio)} |`);
   return [
     `**Tables vs DuckDB** (\`npm run bench:tables\`: the spec's ${n >= 1e6 ? `${n / 1e6} M` : n.toLocaleString('en-US')}-row \`obs\` table, one generator for both,`,
     `answers checked equal, ${THREADS} threads each): tetration ${f2(T.tetFile)} B/row against DuckDB ${f2(R.duckdb.fileN)} B/row`,
     `(${f2(T.fileRatio)}×); ingest ${R.ingest.tet.seconds.toFixed(0)} s vs ${R.ingest.duckdb.seconds.toFixed(0)} s, peak RSS ${mib(R.ingest.tet.peakRssBytes)} vs ${mib(R.ingest.duckdb.peakRssBytes)}.`,
     missed.length ? `Columns above ${COLUMN_GOAL}× DuckDB (goal not met yet): ${missed.join(', ')}.` : `Every column but the float and the long string is at ≤ ${COLUMN_GOAL}× DuckDB's bytes.`,
     '', '| column | DuckDB B/row | tetration B/row | ratio |', '|---|---|---|---|', ...rows,
-    `| whole file | ${f2(R.duckdb.fileN)} | ${f2(T.tetFile)} | ${f2(T.fileRatio)} |`,
+    `| whole file | ${f3(R.duckdb.fileN)} | ${f3(T.tetFile)} | ${f2(T.fileRatio)} |`,
   ];
 }
 
@@ -514,7 +516,11 @@ async function main() {
   }
 }
 
-if (O.child) {
+if (O.render) {
+  const md = report(JSON.parse(fs.readFileSync(O.render, 'utf8')));
+  fs.writeFileSync(O.out, `${md}\n`);
+  console.log(md);
+} else if (O.child) {
   const res = O.child === 'duckdb' ? await childDuckdb(O.path, O.rows)
     : O.child === 'tet' ? await childTet(O.path, O.rows, O.batch)
       : (() => { throw new Error(`unknown --child ${O.child}`); })();
