@@ -8,6 +8,7 @@ import { ProgressThrottle } from '../progress';
 import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName } from '../types';
 import { TetWriter } from '../writer';
 import { jsonNumber } from './attrs';
+import { writeAxisTables } from './axis_tables';
 import { f16BitsToNumber } from './dtype';
 import { chooseChunkShape, DEFAULT_SLAB_BYTES, gridCoords, slabAxes } from './chunking';
 import { detectSourceDetail } from './detect';
@@ -183,17 +184,21 @@ export async function convert(src: string, out: string, opts: ConvertOptions = {
         ...(opts.exclude?.length ? { exclude: opts.exclude } : {}),
         ...(opts.chunk ? { chunk: opts.chunk } : {}),
         ...(opts.followExternalLinks ? { follow_external_links: true } : {}),
+        ...(opts.tables === false ? { tables: false } : {}),
       },
     });
     const progress = opts.onProgress ? new ProgressThrottle<ConvertProgress>(opts.onProgress) : null;
     await writeAll(reader, writer, planned, opts, progress);
+    const tables = opts.tables === false ? []
+      : await writeAxisTables(reader, writer, planned.map((p) => p.variable), keep, opts.unpack ?? false, notice);
     await writer.commit();
     const last = planned.at(-1);
     if (progress && last) {
       const t = totals(planned);
       progress.finish(t.bytes, { dataset: last.variable.name, chunksDone: t.chunks, chunksTotal: t.chunks });
     }
-    return { source: src, kind: reader.kind, output: out, datasets: planned.map((p) => p.report), skipped, notices };
+    return { source: src, kind: reader.kind, output: out, datasets: planned.map((p) => p.report), skipped, notices,
+      ...(tables.length ? { tables } : {}) };
   } catch (err) {
     writer?.abort();
     if (err instanceof TetError) throw err;
