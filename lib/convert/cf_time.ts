@@ -99,6 +99,51 @@ function roundHalfEven(num: bigint, den: bigint): bigint {
 }
 
 const NS_PER_TICK: Readonly<Record<'us' | 'ns', bigint>> = { us: 1_000n, ns: 1n };
+const TWO_53 = 2 ** 53;
+const TWO_32 = 2 ** 32;
+/** Veltkamp's splitter for doubles (2^27 + 1). */
+const SPLITTER = 134217729;
+
+/**
+ * The common case without bigints: every value a double whose product with the (integer) µs per
+ * unit is exact - Dekker's two-product error is 0 - and whole, and every tick within ±2^53, so
+ * plain double arithmetic is exact. Returns null when a value is not, and the caller computes
+ * exactly.
+ */
+function wholeMicrosFast(time: CfTime, values: ArrayLike<number | bigint>, valid: Uint8Array | null):
+  { ticks: BigInt64Array; valid: Uint8Array | null } | null {
+  if (time.nsPerUnit % 1000n !== 0n || time.referenceNs % 1000n !== 0n) return null;
+  const u = Number(time.nsPerUnit / 1000n);
+  const ref = Number(time.referenceNs / 1000n);
+  if (!Number.isSafeInteger(ref)) return null;
+  const n = values.length;
+  const ticks = new BigInt64Array(n);
+  const words = new Int32Array(ticks.buffer); // little-endian halves of each tick (lib/native.ts: little-endian hosts only)
+  const c = SPLITTER * u;
+  const uHi = c - (c - u);
+  const uLo = u - uHi;
+  let out: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    const x = values[i];
+    if (typeof x !== 'number') return null;
+    if ((valid && !valid[i]) || !Number.isFinite(x)) {
+      out ??= valid ? valid.slice() : new Uint8Array(n).fill(1);
+      out[i] = 0;
+      continue;
+    }
+    const p = x * u;
+    const cx = SPLITTER * x;
+    const xHi = cx - (cx - x);
+    const xLo = x - xHi;
+    const err = ((xHi * uHi - p) + xHi * uLo + xLo * uHi) + xLo * uLo;
+    const t = p + ref;
+    if (err !== 0 || !Number.isInteger(p) || !(Math.abs(p) <= TWO_53) || !(Math.abs(t) <= TWO_53)) return null;
+    const hi = Math.floor(t / TWO_32);
+    words[2 * i] = t - hi * TWO_32;
+    words[2 * i + 1] = hi;
+  }
+  return { ticks, valid: out };
+}
 
 /** Timestamp ticks of CF time values (null / masked rows stay null): µs when every value is a
  *  whole number of µs, else ns when every value is a whole number of ns that fits, else µs
@@ -106,6 +151,8 @@ const NS_PER_TICK: Readonly<Record<'us' | 'ns', bigint>> = { us: 1_000n, ns: 1n 
 export function cfTimestamps(time: CfTime, values: ArrayLike<number | bigint>, valid: Uint8Array | null): {
   unit: TimeUnit; ticks: BigInt64Array; valid: Uint8Array | null; rounded: number; outOfRange: number;
 } {
+  const fast = wholeMicrosFast(time, values, valid);
+  if (fast) return { unit: 'us', ...fast, rounded: 0, outOfRange: 0 };
   const n = values.length;
   const exact: (Ratio | null)[] = new Array(n);
   let wholeUs = true;

@@ -1,6 +1,7 @@
 // convert(src, out): every numeric array of an HDF5 / NetCDF / Zarr source becomes a .tet dataset
 // named by its path, tile by tile (one slab of the source in memory at a time), with dim names,
-// coordinate labels, attributes and a "convert" history row. The output appears atomically.
+// coordinate labels, attributes, axis tables from the 1-D variables (axis_tables.ts) and a
+// "convert" history row. The output appears atomically.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errorClassFor, TetError } from '../errors';

@@ -25,6 +25,9 @@ describe('CF time units', () => {
     expect(cfTimestamps(time('days since 1-1-1', 'proleptic_gregorian'), [0], null).ticks)
       .toEqual(BigInt64Array.from([-62_135_596_800n * S]));
     expect(cfTimestamps(time('d since 1970-01-01', 'gregorian'), [BigInt(-1)], null).ticks).toEqual(BigInt64Array.from([-86_400n * S]));
+    // Negative instants through the double fast path (both 32-bit halves of each tick).
+    expect(cfTimestamps(time('days since 1970-01-01'), [-1.5, -25_000_000], null).ticks)
+      .toEqual(BigInt64Array.from([-129_600n * S, -25_000_000n * 86_400n * S]));
   });
 
   it('chooses µs when exact, ns when only ns is exact, else rounds to µs', () => {
