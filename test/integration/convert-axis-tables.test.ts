@@ -108,6 +108,24 @@ describe.skipIf(!have)('axis tables of converted array sources', () => {
     }
   });
 
+  it('--keep-packed: the stored values, like the datasets, and no nulls', async () => {
+    const out = join(work, 'packed.tet');
+    await convert(join(work, 'weather4.nc'), out, { unpack: false, codec: 'raw' });
+    const f = await open(out);
+    try {
+      // The values axis_tables.py writes (-999 is elevation's fill, -1 lat's missing value).
+      const elevation = await f.readColumn('station', 'elevation');
+      expect([elevation.kind, elevation.valid]).toEqual(['int', undefined]);
+      expect(Array.from(elevation.values as BigInt64Array)).toEqual([34n, -999n, 408n, 36n, 57n]);
+      const lat = await f.readColumn('station', 'lat');
+      expect((lat.values as Float64Array)[1]).toBe(-1);
+      // pressure stays the stored int16: round((p - 1000) / 0.1).
+      expect(Array.from((await f.readColumn('station', 'pressure')).values as BigInt64Array)).toEqual([132n, 0n, -445n, 101n, -100n]);
+    } finally {
+      f.close();
+    }
+  });
+
   it('--include / --exclude filter the columns; the coordinate variable stays', async () => {
     const out = join(work, 'filtered.tet');
     await convert(join(work, 'weather4.nc'), out, { unpack: true, codec: 'raw', exclude: ['station', 'lat', 'name'] });

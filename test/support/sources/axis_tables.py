@@ -91,6 +91,11 @@ with netCDF4.Dataset(p, 'w', format='NETCDF4') as ds:
     mt[:] = [0, 1, 2, 3, 4, 365]
     tmp = ds.createVariable('temperature', 'f4', ('time', 'station')); tmp.units = 'degC'; tmp[:] = TEMP
     ds.createVariable('aux2d', 'f4', ('station', 'time'))[:] = TEMP.T  # 2-D: no column
+    # A group with its own dimension (table 'sub/level') using the root's station dimension too.
+    sub = ds.createGroup('sub')
+    sub.createDimension('level', 3)
+    lv = sub.createVariable('level', 'f4', ('level',)); lv.units = 'hPa'; lv[:] = [1000, 850, 500]
+    sub.createVariable('wind', 'f4', ('level', 'station'))[:] = np.arange(15, dtype='f4').reshape(3, 5)
 with netCDF4.Dataset(p) as ds:
     v = ds.variables
     ns0 = np.datetime64('2020-01-01T00:00:00', 'ns')
@@ -115,6 +120,8 @@ with netCDF4.Dataset(p) as ds:
                 'code': {'kind': 'str', 'values': list(v['code'][:])},
                 'pressure': {'kind': 'float', 'values': masked_list(v['pressure'][:])},
             }},
+            'sub/level': {'axis': ['sub/wind', 'level'], 'rows': 3, 'columns': {
+                'level': {'kind': 'float', 'values': masked_list(ds['sub'].variables['level'][:].astype('f8'))}}},
         },
     }
 
