@@ -57,12 +57,13 @@ export function registerConvertCommands(program: Command): void {
     .option('--follow-external-links', 'follow HDF5 external links into other files (default: reported, not followed)')
     .option('--table <name>', 'CSV / Parquet / Arrow sources: the table name (default: the file stem)')
     .option('--skip-unsupported', 'CSV / Parquet / Arrow sources: leave out columns of unsupported types (default: fail)')
+    .option('--no-tables', 'HDF5 / NetCDF / Zarr sources: no axis tables (default: one per dimension, from the 1-D variables along it)')
     .option('--json', 'print the conversion report as JSON')
     .option('-q, --quiet', 'no progress bar and no notices')
     .option('--no-progress', 'no progress bar (drawn on stderr when it is a terminal, once a conversion has run 0.5 s)')
     .action(async (src: string, out: string, o: { include: string[]; exclude: string[]; chunk?: number[];
       codec: 'raw' | 'zstd' | 'auto'; level: number; unpack?: boolean; keepPacked?: boolean; followExternalLinks?: boolean;
-      json?: boolean; quiet?: boolean; progress: boolean; table?: string; skipUnsupported?: boolean }, cmd: Command) => {
+      json?: boolean; quiet?: boolean; progress: boolean; table?: string; skipUnsupported?: boolean; tables: boolean }, cmd: Command) => {
       if (o.unpack && o.keepPacked) cmd.error('error: --unpack and --keep-packed exclude each other', { exitCode: 2 });
       const { convert } = await sdk();
       const bar = progressBar(!o.quiet && o.progress);
@@ -70,23 +71,30 @@ export function registerConvertCommands(program: Command): void {
       try {
         const report = await convert(src, out, {
           include: o.include, exclude: o.exclude, chunk: o.chunk, codec: o.codec, level: o.level, unpack: !o.keepPacked,
-          followExternalLinks: o.followExternalLinks, table: o.table, skipUnsupported: o.skipUnsupported,
+          followExternalLinks: o.followExternalLinks, table: o.table, skipUnsupported: o.skipUnsupported, tables: o.tables,
           onProgress: (p) => bar?.update(p, `${p.dataset} (${p.chunksDone}/${p.chunksTotal} ${unit})`),
           onNotice: (m) => { if (!o.quiet) process.stderr.write(`notice: ${m}\n`); },
         });
         bar?.stop();
         if (o.json) {
           process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-        } else if (!o.quiet && report.tables) {
-          for (const t of report.tables) {
-            process.stdout.write(`${out}: table ${t.name}, ${t.rows} rows, from ${report.kind} source ${src}\n`);
-            for (const c of t.columns) process.stdout.write(`  ${c.name}  ${c.kind === 'timestamp' ? `timestamp(${c.unit}, ${c.tz})` : c.kind}\n`);
-          }
         } else if (!o.quiet) {
-          process.stdout.write(`${out}: ${report.datasets.length} dataset(s) from ${report.kind} source ${src}\n`);
-          for (const d of report.datasets) {
-            const dims = d.dimNames ? ` (${d.dimNames.join(', ')})` : '';
-            process.stdout.write(`  ${d.name}  ${d.sourceType} -> ${d.dtype}${d.unpacked ? ' unpacked' : ''}  ${d.shape.join('x')}${dims}  tiles ${d.chunkShape.join('x')}\n`);
+          const kindOf = (c: { kind: string; unit?: string; tz?: string }) => (c.kind === 'timestamp' ? `timestamp(${c.unit}, ${c.tz})` : c.kind);
+          const axisTables = report.tables?.filter((t) => t.axis) ?? [];
+          if (report.datasets.length || axisTables.length || !report.tables) {
+            process.stdout.write(`${out}: ${report.datasets.length} dataset(s) from ${report.kind} source ${src}\n`);
+            for (const d of report.datasets) {
+              const dims = d.dimNames ? ` (${d.dimNames.join(', ')})` : '';
+              process.stdout.write(`  ${d.name}  ${d.sourceType} -> ${d.dtype}${d.unpacked ? ' unpacked' : ''}  ${d.shape.join('x')}${dims}  tiles ${d.chunkShape.join('x')}\n`);
+            }
+            for (const t of axisTables) {
+              process.stdout.write(`  table ${t.name}  ${t.rows} rows, axis ${t.axis!.dim} of ${t.axis!.dataset}: ${t.columns.map((c) => `${c.name} ${kindOf(c)}`).join(', ')}\n`);
+            }
+          } else {
+            for (const t of report.tables) {
+              process.stdout.write(`${out}: table ${t.name}, ${t.rows} rows, from ${report.kind} source ${src}\n`);
+              for (const c of t.columns) process.stdout.write(`  ${c.name}  ${kindOf(c)}\n`);
+            }
           }
         }
       } finally {

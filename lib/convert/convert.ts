@@ -1,6 +1,7 @@
 // convert(src, out): every numeric array of an HDF5 / NetCDF / Zarr source becomes a .tet dataset
 // named by its path, tile by tile (one slab of the source in memory at a time), with dim names,
-// coordinate labels, attributes and a "convert" history row. The output appears atomically.
+// coordinate labels, attributes, axis tables from the 1-D variables (axis_tables.ts) and a
+// "convert" history row. The output appears atomically.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errorClassFor, TetError } from '../errors';
@@ -8,6 +9,7 @@ import { ProgressThrottle } from '../progress';
 import { DTYPE_SIZE, type CoordLabels, type DatasetMetadata, type DTypeName } from '../types';
 import { TetWriter } from '../writer';
 import { jsonNumber } from './attrs';
+import { writeAxisTables } from './axis_tables';
 import { f16BitsToNumber } from './dtype';
 import { chooseChunkShape, DEFAULT_SLAB_BYTES, gridCoords, slabAxes } from './chunking';
 import { detectSourceDetail } from './detect';
@@ -183,17 +185,21 @@ export async function convert(src: string, out: string, opts: ConvertOptions = {
         ...(opts.exclude?.length ? { exclude: opts.exclude } : {}),
         ...(opts.chunk ? { chunk: opts.chunk } : {}),
         ...(opts.followExternalLinks ? { follow_external_links: true } : {}),
+        ...(opts.tables === false ? { tables: false } : {}),
       },
     });
     const progress = opts.onProgress ? new ProgressThrottle<ConvertProgress>(opts.onProgress) : null;
     await writeAll(reader, writer, planned, opts, progress);
+    const tables = opts.tables === false ? []
+      : await writeAxisTables(reader, writer, planned.map((p) => p.variable), keep, opts.unpack ?? false, notice);
     await writer.commit();
     const last = planned.at(-1);
     if (progress && last) {
       const t = totals(planned);
       progress.finish(t.bytes, { dataset: last.variable.name, chunksDone: t.chunks, chunksTotal: t.chunks });
     }
-    return { source: src, kind: reader.kind, output: out, datasets: planned.map((p) => p.report), skipped, notices };
+    return { source: src, kind: reader.kind, output: out, datasets: planned.map((p) => p.report), skipped, notices,
+      ...(tables.length ? { tables } : {}) };
   } catch (err) {
     writer?.abort();
     if (err instanceof TetError) throw err;

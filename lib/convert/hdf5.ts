@@ -14,6 +14,7 @@ import type { DTypeName, TetTypedArray } from '../types';
 import { jsonAttr, typedArrayKind } from './attrs';
 import { f16BitsToNumber as f16ToNumber, toStorage } from './dtype';
 import { convertError, describe } from './errors';
+import { decodeFixedTexts, decodeText } from './text';
 import type { OpenOptions, SourceKind, SourceReader, SourceVariable } from './types';
 
 type H5Module = typeof import('h5wasm/node');
@@ -205,6 +206,8 @@ interface H5Variable extends SourceVariable {
   /** Identity of the HDF5 object (hard links share it). */
   identity: string;
   resolved?: boolean;
+  /** Variable-length strings (pointers in the read buffer), for `text` variables. */
+  vlenText?: boolean;
 }
 
 interface WalkedDataset { h5path: string; identity: string }
@@ -452,6 +455,11 @@ class Hdf5Reader implements SourceReader {
         readKind: mapping.readKind,
         elementSize: meta?.size ?? 0,
       };
+      if (meta?.type === H5T_STRING && shape.length > 0) {
+        // NetCDF-4 `char` variables are 1-byte strings whose last axis spells one string.
+        if (!meta.vlen && meta.size === 1 && shape.length === 2) v.text = 'chars';
+        else if (shape.length === 1) { v.text = 'strings'; v.vlenText = !!meta.vlen; }
+      }
       if (meta && !meta.shape) v.skipReason ??= 'null dataspace';
       else if (meta && shape.length === 0) v.skipReason ??= 'rank-0 (scalar) dataset';
       else if (shape.length > 8) v.skipReason ??= `rank ${shape.length} exceeds 8`;
@@ -713,6 +721,52 @@ class Hdf5Reader implements SourceReader {
       case 'f32': return new Float32Array(buf);
       case 'f64': return new Float64Array(buf);
       default: throw convertError('TET_CONVERT_UNSUPPORTED', `${v.name}: element type ${v.sourceType} is not readable`);
+    }
+  }
+
+  async readText(variable: SourceVariable, start: number, count: number): Promise<(string | null)[]> {
+    const v = variable as H5Variable;
+    if (v.text === 'chars') {
+      const len = v.shape[1];
+      return decodeFixedTexts(this.readBytes(v, [start, 0], [count, len]), len, count);
+    }
+    if (v.text !== 'strings') throw convertError('TET_CONVERT_UNSUPPORTED', `${v.name}: element type ${v.sourceType} is not text`);
+    if (!v.vlenText) return decodeFixedTexts(this.readBytes(v, [start], [count]), v.elementSize, count);
+    return this.readVlenStrings(v, start, count);
+  }
+
+  /** Variable-length strings: HDF5 fills the buffer with pointers into the wasm heap, which are
+   *  decoded (a null pointer is a null) and then reclaimed for exactly the `count` items read. */
+  private readVlenStrings(v: H5Variable, start: number, count: number): (string | null)[] {
+    const M = this.M;
+    if (this.rt.aborted) throw convertError('TET_CONVERT_READ', `cannot read ${v.name}: the HDF5 library aborted earlier in this conversion`);
+    const size = v.elementSize;
+    if (size !== 4 && size !== 8) throw convertError('TET_CONVERT_READ', `${v.name}: variable-length string pointers of ${size} bytes`);
+    const ptr: number = M._malloc(Math.max(count * size, 1));
+    if (!ptr) throw convertError('TET_CONVERT_READ', `cannot allocate ${count * size} bytes in the HDF5 reader for ${v.name}`);
+    let filled = false;
+    try {
+      const q = quiet(this.rt, () => M.get_dataset_data(this.fid, v.h5path, [BigInt(count)], [BigInt(start)], [1n], BigInt(ptr)) as number);
+      if (!q.ok || typeof q.value !== 'number' || q.value < 0) {
+        throw convertError('TET_CONVERT_READ', `cannot read ${v.name} [start ${start}, count ${count}] from ${this.path}: ${h5Message(q)}`, q.error);
+      }
+      filled = true;
+      const heap: Uint8Array = M.HEAPU8;
+      const view = new DataView(heap.buffer, ptr, count * size);
+      const out = new Array<string | null>(count);
+      for (let i = 0; i < count; i++) {
+        const p = size === 4 ? view.getUint32(i * size, true) : Number(view.getBigUint64(i * size, true));
+        if (p === 0) { out[i] = null; continue; }
+        let end = p;
+        while (end < heap.length && heap[end] !== 0) end++;
+        out[i] = decodeText(heap.subarray(p, end));
+      }
+      return out;
+    } finally {
+      if (!this.rt.aborted) {
+        if (filled) quiet(this.rt, () => M.reclaim_vlen_memory_count(this.fid, v.h5path, '', BigInt(ptr), [BigInt(count)]));
+        M._free(ptr);
+      }
     }
   }
 

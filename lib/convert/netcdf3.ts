@@ -6,6 +6,7 @@ import type { DTypeName, TetTypedArray } from '../types';
 import { jsonAttr } from './attrs';
 import { storageFromBytes, toStorage } from './dtype';
 import { convertError, describe, openSourceFd } from './errors';
+import { decodeFixedTexts } from './text';
 import type { SourceReader, SourceVariable } from './types';
 
 const NC_DIMENSION = 10;
@@ -171,6 +172,8 @@ function parseHeader(buf: Buffer, complete: boolean, fileLen: number, src: strin
       throw convertError('TET_CONVERT_SOURCE_INVALID',
         `${src}: variable ${v.name} data ends at byte ${end}, beyond the file length ${fileLen}`);
     }
+    // A `char` variable (station, strlen) holds one string per station.
+    if (v.ncType.name === 'char' && v.shape.length === 2) v.text = 'chars';
     if (!v.skipReason && v.shape.length === 0) v.skipReason = 'rank-0 (scalar) variable';
     if (!v.skipReason && v.shape.length > 8) v.skipReason = `rank ${v.shape.length} exceeds 8`;
   }
@@ -211,6 +214,19 @@ class NetcdfClassicReader implements SourceReader {
 
   async read(variable: SourceVariable, start: number[], count: number[]): Promise<TetTypedArray> {
     const v = variable as NcVar;
+    if (!v.ncType.dtype) throw convertError('TET_CONVERT_UNSUPPORTED', `${v.name}: element type ${v.sourceType} is not numeric`);
+    return bigEndianToStorage(this.readRaw(v, start, count), v.ncType);
+  }
+
+  async readText(variable: SourceVariable, start: number, count: number): Promise<string[]> {
+    const v = variable as NcVar;
+    if (v.text !== 'chars') throw convertError('TET_CONVERT_UNSUPPORTED', `${v.name}: element type ${v.sourceType} is not text`);
+    const len = v.shape[1];
+    return decodeFixedTexts(this.readRaw(v, [start, 0], [count, len]), len, count);
+  }
+
+  /** The stored (big-endian) bytes of the hyperslab [start, start+count). */
+  private readRaw(v: NcVar, start: number[], count: number[]): Buffer {
     const esize = v.ncType.size;
     const total = count.reduce((a, b) => a * b, 1);
     const out = Buffer.alloc(total * esize);
@@ -228,7 +244,7 @@ class NetcdfClassicReader implements SourceReader {
       throw convertError('TET_CONVERT_READ',
         `cannot read ${v.name} [start ${start.join(',')}, count ${count.join(',')}] from ${this.path}: ${describe(err)}`, err);
     }
-    return bigEndianToStorage(out, v.ncType);
+    return out;
   }
 
   /** Copies the row-major block [start, start+count) of an array of `shape` stored at `base`. */

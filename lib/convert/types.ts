@@ -34,6 +34,13 @@ export interface SourceVariable {
   attrTypes: Record<string, string>;
   /** Present in the source only to name or label axes; never becomes a dataset. */
   hidden?: boolean;
+  /**
+   * Text variables (never datasets; axis-table `str` columns): `strings`, one string per element
+   * (HDF5 / NetCDF-4 fixed or variable-length strings, Zarr `|S`, `<U`, vlen-utf8); `chars`, a
+   * char array whose last axis holds the bytes of one string (NetCDF `char`, HDF5 1-byte strings).
+   * Read with {@link SourceReader.readText}.
+   */
+  text?: 'strings' | 'chars';
 }
 
 export interface SourceReader {
@@ -48,6 +55,12 @@ export interface SourceReader {
   readonly groupAttrs: Record<string, Record<string, unknown>>;
   /** Row-major hyperslab [start, start+count) in the variable's tetration dtype. */
   read(variable: SourceVariable, start: number[], count: number[]): Promise<TetTypedArray>;
+  /**
+   * The strings of a `text` variable at positions [start, start+count) of its first axis (a
+   * `chars` row is one string), trailing NULs stripped, UTF-8 decoded; null where the source
+   * holds no string (an HDF5 null pointer).
+   */
+  readText?(variable: SourceVariable, start: number, count: number): Promise<(string | null)[]>;
   close(): void;
 }
 
@@ -96,6 +109,11 @@ export interface ConvertOptions {
   columns?: Record<string, ColumnSchema>;
   /** Tabular sources: leave out columns of unsupported types instead of failing. */
   skipUnsupported?: boolean;
+  /**
+   * HDF5 / NetCDF / Zarr sources: write an axis table per dimension of the converted datasets
+   * from the 1-D variables along it (default true; `tet convert --no-tables`: false).
+   */
+  tables?: boolean;
 }
 
 /**
@@ -131,8 +149,12 @@ export interface ConvertReport {
    *  applies (TET_CONVERT_EMPTY for a 0-length axis, TET_CONVERT_UNSUPPORTED_FILTER, ...). */
   skipped: { name: string; reason: string; code?: string; shape?: number[] }[];
   notices: string[];
-  /** Tables written (tabular sources). */
-  tables?: { name: string; rows: number; columns: ({ name: string } & ColumnSchema)[] }[];
+  /** Tables written: the one table of a tabular source, the axis tables of an array source. */
+  tables?: {
+    name: string; rows: number; columns: ({ name: string } & ColumnSchema)[];
+    /** Axis tables: the dataset and dimension the table is bound to. */
+    axis?: { dataset: string; dim: string };
+  }[];
 }
 
 export type { CoordLabels };

@@ -11,6 +11,7 @@ import { jsonNumber } from './attrs';
 import { toStorage } from './dtype';
 import { dtypeFromNumpy, dtypeFromZarr3 } from './dtype';
 import { convertError, describe } from './errors';
+import { decodeFixedTexts } from './text';
 import type { OpenOptions, SourceReader, SourceVariable } from './types';
 
 type Zarrita = typeof import('zarrita');
@@ -178,7 +179,9 @@ function zarritaArrayDoc(doc: any, version: 2 | 3): any {
       out.fill_value = float16Bits(doc.fill_value);
     } else if (m && m[2] === 'f') {
       out.fill_value = floatFill(doc.fill_value, Number(m[3]));
-    } else if (doc.fill_value === null || doc.fill_value === undefined) {
+    } else if (m && (m[2] === 'S' || m[2] === 'U')) {
+      out.fill_value = doc.fill_value ?? '';
+    } else if (String(doc.dtype) !== '|O' && (doc.fill_value === null || doc.fill_value === undefined)) {
       out.fill_value = m && m[2] === 'b' ? false : 0;
     }
     if (m && m[3] === '1') out.dtype = `|${m[2]}1`; // no byte order for 1-byte elements (see below)
@@ -188,7 +191,7 @@ function zarritaArrayDoc(doc: any, version: 2 | 3): any {
       out.fill_value = float16Bits(doc.fill_value);
     } else if (doc.data_type === 'float32' || doc.data_type === 'float64') {
       out.fill_value = floatFill(doc.fill_value, doc.data_type === 'float32' ? 4 : 8);
-    } else if (doc.fill_value === null || doc.fill_value === undefined) {
+    } else if (doc.data_type !== 'string' && (doc.fill_value === null || doc.fill_value === undefined)) {
       out.fill_value = doc.data_type === 'bool' ? false : 0;
     }
     if (doc.attributes) out.attributes = jsonSafe(doc.attributes);
@@ -293,12 +296,50 @@ function arrayVariable(zarr: Zarrita, rel: string, version: 2 | 3, meta: any, at
   }
   const kept: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(attrs)) if (!INTERNAL_ATTRS.has(k)) kept[k] = jsonSafe(v);
+  const text = textForm(version, meta, shape.length);
   return {
+    ...(text ? { text } : {}),
     name: typeof attrs[NAME_ATTR] === 'string' && attrs[NAME_ATTR] ? attrs[NAME_ATTR] as string : rel || rootName, key: `/${rel}`, version, sourceType: String(dataType), dtype, skipReason, skipCode, shape,
     chunkShape: Array.isArray(chunkShape) && chunkShape.length === shape.length ? chunkShape.map(Number) : null,
     dimNames, coordVars: [], attrs: kept, attrTypes: {}, coordsAttr: attrs[COORDS_ATTR],
     hidden: attrs[COORDINATE_ROLE_ATTR] === 'coordinate',
   };
+}
+
+/** Text arrays: v2 `|S<n>` / `<U<n>` / object arrays with a vlen-utf8 codec, v3 `string`; a
+ *  2-D `|S1` array is a char array (one string per row), as NetCDF writes them. */
+function textForm(version: 2 | 3, meta: any, rank: number): SourceVariable['text'] {
+  if (version === 3) return meta.data_type === 'string' && rank === 1 ? 'strings' : undefined;
+  const dtype = String(meta.dtype);
+  if (rank === 2 && /^[|<>]?S1$/.test(dtype)) return 'chars';
+  if (rank !== 1) return undefined;
+  if (/^[|<>]?[SU]\d+$/.test(dtype)) return 'strings';
+  const codecs = [...(Array.isArray(meta.filters) ? meta.filters : []), meta.compressor];
+  return dtype === '|O' && codecs.some((c: any) => c?.id === 'vlen-utf8') ? 'strings' : undefined;
+}
+
+/** Strings of a zarrita chunk of a text array (`rows` rows; a char array's rows of `chars`). */
+function chunkTexts(zarr: Zarrita, data: any, rows: number, shape: number[], stride: number[]): (string | null)[] {
+  if (Array.isArray(data)) return data.map((x) => (typeof x === 'string' ? x.replace(/\0+$/, '') : null));
+  if (data instanceof zarr.ByteStringArray) {
+    let bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    if (shape.length === 2) bytes = toCOrder(bytes, shape, stride);
+    return decodeFixedTexts(bytes, bytes.length / rows, rows);
+  }
+  if (data instanceof zarr.UnicodeStringArray) {
+    const chars = data.chars as number;
+    const points = new Int32Array(data.buffer, data.byteOffset, data.byteLength / 4);
+    const out = new Array<string>(rows);
+    for (let i = 0; i < rows; i++) {
+      let end = (i + 1) * chars;
+      while (end > i * chars && points[end - 1] === 0) end--;
+      let s = '';
+      for (let j = i * chars; j < end; j++) s += points[j] >= 0 && points[j] <= 0x10ffff ? String.fromCodePoint(points[j]) : '\ufffd';
+      out[i] = s;
+    }
+    return out;
+  }
+  throw new Error(`unexpected chunk type ${data?.constructor?.name} for a text array`);
 }
 
 /** Row-major copy of a strided view (zarrita hands back chunks in the array's storage order). */
@@ -422,6 +463,22 @@ class ZarrReader implements SourceReader {
       const unknownCodec = err instanceof zarr.UnknownCodecError || (err as any)?.cause instanceof zarr.UnknownCodecError;
       throw convertError(unknownCodec ? 'TET_CONVERT_UNSUPPORTED_FILTER' : 'TET_CONVERT_READ',
         `cannot read ${v.name} [start ${start.join(',')}, count ${count.join(',')}] from ${this.path}: ${describe(err)}`, err);
+    }
+  }
+
+  async readText(variable: SourceVariable, start: number, count: number): Promise<(string | null)[]> {
+    const v = variable as ZarrVariable;
+    if (!v.text) throw convertError('TET_CONVERT_UNSUPPORTED', `${v.name}: element type ${v.sourceType} is not text`);
+    const zarr = this.zarr;
+    try {
+      v.handle ??= await (v.version === 3 ? zarr.open.v3 : zarr.open.v2)(zarr.root(this.store).resolve(v.key), { kind: 'array' });
+      const sel = v.text === 'chars' ? [zarr.slice(start, start + count), null] : [zarr.slice(start, start + count)];
+      const chunk = await zarr.get(v.handle, sel);
+      return chunkTexts(zarr, chunk.data, count, chunk.shape, chunk.stride);
+    } catch (err) {
+      const unknownCodec = err instanceof zarr.UnknownCodecError || (err as any)?.cause instanceof zarr.UnknownCodecError;
+      throw convertError(unknownCodec ? 'TET_CONVERT_UNSUPPORTED_FILTER' : 'TET_CONVERT_READ',
+        `cannot read ${v.name} [start ${start}, count ${count}] from ${this.path}: ${describe(err)}`, err);
     }
   }
 
