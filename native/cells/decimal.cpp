@@ -80,47 +80,6 @@ inline bool round_trips(uint64_t bits, unsigned e, int64_t* d) {
   return bits_of(decode_value(r, e)) == bits;  // -0.0 comes back +0.0: an exception
 }
 
-// Present values that round-trip at e (null lanes hold +0.0, which always does: counted, then
-// taken off).
-uint32_t round_trip_count(const Staged& s, unsigned e) {
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < s.len; ++i) {
-    int64_t d;
-    n += round_trips(s.lanes[i], e, &d);
-  }
-  return n - (s.len - s.valid);
-}
-
-// A strided sample of present rows decides whether the block is worth the full analysis (up to
-// 19 passes over it): at each exponent the sample's round-trip share and the width of its d
-// range estimate the block's bytes, and a block whose best estimate is not below Plain's 8 B/row
-// plus an eighth (room for the sample's error) is not offered — an all-exception block (10 B/row)
-// never is. Random doubles are so rejected at the cost of the sample. The stride is odd so that
-// periodic data (alternating values, power-of-two patterns) does not alias with it.
-constexpr uint32_t kSampleStride = 15;
-bool sample_promising(const Staged& s) {
-  double best_bytes_per_row = 1e9;
-  uint32_t sampled = 0;
-  for (unsigned e = 0; e <= kMaxExponent; ++e) {
-    uint32_t n = 0;
-    sampled = 0;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (uint32_t i = 0; i < s.len; i += kSampleStride) {
-      if (!s.row_valid(i)) continue;
-      ++sampled;
-      int64_t d;
-      if (!round_trips(s.lanes[i], e, &d)) continue;
-      ++n, lo = std::min(lo, d), hi = std::max(hi, d);
-    }
-    if (sampled < 8) return true;  // too few to judge: measure the block
-    const unsigned w = n ? bit_width(bits_of(hi) - bits_of(lo)) : 0;
-    const double per_row = w / 8.0 + 10.0 * double(sampled - n) / double(sampled);
-    best_bytes_per_row = std::min(best_bytes_per_row, per_row);
-    if (n == sampled) break;
-  }
-  return best_bytes_per_row < 9.0;
-}
-
 struct Analysis {
   bool offered = false;
   unsigned exponent = 0, width = 0;
@@ -128,8 +87,8 @@ struct Analysis {
   uint32_t exceptions = 0;
 };
 
-// The frame at exponent e: the rows that round-trip give base and width, the others are
-// exceptions.
+// The frame at exponent e: the present rows that round-trip give base and width, the others
+// are exceptions.
 Analysis frame_at(const Staged& s, unsigned e) {
   Analysis a;
   a.offered = true;
@@ -146,18 +105,60 @@ Analysis frame_at(const Staged& s, unsigned e) {
   return a;
 }
 
+// What a strided sample of the present rows says (every 15th row; odd, so that periodic data —
+// alternating values, power-of-two patterns — does not alias with it):
+//  - `promising`: at each exponent the sample's round-trip share and the width of its d range
+//    estimate the block's bytes; a block whose best estimate is not below Plain's 8 B/row plus
+//    an eighth (room for the sample's error) is not worth the full analysis (up to 19 passes) —
+//    an all-exception block (10 B/row) never is, random doubles are rejected at the sample's cost;
+//  - `exponent`: the smallest e at which the most sampled values round-trip. When every sampled
+//    value does, each smaller e failed a sampled row, so if every row of the block round-trips
+//    at this e it is the block's answer too, found in one pass.
+struct Sample {
+  bool promising = true;
+  unsigned exponent = 0;
+};
+constexpr uint32_t kSampleStride = 15;
+constexpr uint32_t kSampleMin = 8;  // fewer sampled rows judge nothing: the block is measured
+Sample sample(const Staged& s) {
+  Sample out;
+  double best_bytes_per_row = 1e9;
+  uint32_t best = 0, sampled = 0;
+  for (unsigned e = 0; e <= kMaxExponent; ++e) {
+    uint32_t n = 0;
+    sampled = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint32_t i = 0; i < s.len; i += kSampleStride) {
+      if (!s.row_valid(i)) continue;
+      ++sampled;
+      int64_t d;
+      if (!round_trips(s.lanes[i], e, &d)) continue;
+      ++n, lo = std::min(lo, d), hi = std::max(hi, d);
+    }
+    if (n > best) best = n, out.exponent = e;
+    const unsigned w = n ? bit_width(bits_of(hi) - bits_of(lo)) : 0;
+    if (sampled) best_bytes_per_row = std::min(best_bytes_per_row, w / 8.0 + 10.0 * double(sampled - n) / double(sampled));
+    if (n == sampled) break;  // no exponent can do better
+  }
+  out.promising = sampled < kSampleMin || best_bytes_per_row < 9.0;
+  return out;
+}
+
 // The smallest e at which the most present values round-trip, and its frame; not offered when
 // the sample says the block cannot pay.
 Analysis analyse(const Staged& s) {
-  if (s.physical() != Physical::Float || !sample_promising(s)) return {};
-  uint32_t best = 0;
-  unsigned best_e = 0;
+  if (s.physical() != Physical::Float) return {};
+  const Sample guess = sample(s);
+  if (!guess.promising) return {};
+  const Analysis first = frame_at(s, guess.exponent);
+  if (first.exceptions == 0) return first;  // the usual case: one pass (see Sample)
+  Analysis best;
   for (unsigned e = 0; e <= kMaxExponent; ++e) {
-    const uint32_t n = round_trip_count(s, e);
-    if (n > best || e == 0) best = n, best_e = e;  // strict: ties keep the smaller exponent
-    if (n == s.valid) break;                       // no exponent can do better
+    const Analysis a = e == guess.exponent ? first : frame_at(s, e);
+    if (!best.offered || a.exceptions < best.exceptions) best = a;  // strict: ties keep the smaller e
+    if (a.exceptions == 0) break;                                   // no exponent can do better
   }
-  return frame_at(s, best_e);
+  return best;
 }
 
 bool decimal_legal(Physical p) { return p == Physical::Float; }
