@@ -121,7 +121,7 @@ const FloatShape kFloatShapes[] = {FloatShape::Random,      FloatShape::Special,
 // A decimal with `digits` fractional digits: the double nearest to m / 10^digits, written as the
 // decimal string and parsed (strtod), so the expectation does not share the codec's arithmetic.
 double decimal_value(int64_t m, unsigned digits) {
-  char buf[64];
+  char buf[320];  // room for any %0*llu the compiler can imagine (digits ≤ 4 here)
   const uint64_t mag = m < 0 ? uint64_t(0) - uint64_t(m) : uint64_t(m);
   uint64_t p = 1;
   for (unsigned k = 0; k < digits; ++k) p *= 10;
