@@ -35,14 +35,16 @@ Physical physical_of(Kind k);
 bool kind_is_known(uint8_t k);
 const char* kind_name(Kind k);  // "bool", "int", ... (the spec's JSON names)
 
-// The thirteen encodings (values are the at-rest `enc` byte; append only).
+// The encodings (values are the at-rest `enc` byte; append only): the spec's thirteen, then
+// Decimal, an extension (decimal-scaled floats, decimal.cpp).
 enum class Enc : uint8_t {
   Plain = 0, Constant = 1, Sequence = 2, BoolBits = 3, For = 4, Delta = 5, Dict = 6, Rle = 7,
   Sym8 = 8, Sym8For = 9, Views = 10, Directory = 11, GlobalDict = 12,
+  Decimal = 13,
 };
-constexpr int kEncodingCount = 13;
+constexpr int kEncodingCount = 14;
 bool enc_is_known(uint8_t e);
-const char* enc_name(Enc e);  // "plain", "constant", ..., "global_dict"
+const char* enc_name(Enc e);  // "plain", "constant", ..., "global_dict", "decimal"
 
 namespace attr {
 constexpr uint8_t kSorted = 0x01;           // values non-decreasing (nulls ignored)

@@ -16,4 +16,5 @@ extern const EncodingOps kSym8ForOps;     // sym8.cpp
 extern const EncodingOps kViewsOps;       // views.cpp
 extern const EncodingOps kDirectoryOps;   // column.cpp
 extern const EncodingOps kGlobalDictOps;  // dict.cpp
+extern const EncodingOps kDecimalOps;     // decimal.cpp (an extension beyond the spec's thirteen)
 }  // namespace tet::cells

@@ -17,7 +17,7 @@ const EncodingOps* const* encoding_table() {
   // Indexed by the enc byte.
   static const EncodingOps* const kTable[kEncodingCount] = {
       &kPlainOps, &kConstantOps, &kSequenceOps, &kBoolBitsOps, &kForOps,  &kDeltaOps,     &kDictOps,
-      &kRleOps,   &kSym8Ops,     &kSym8ForOps,  &kViewsOps,    &kDirectoryOps, &kGlobalDictOps};
+      &kRleOps,   &kSym8Ops,     &kSym8ForOps,  &kViewsOps,    &kDirectoryOps, &kGlobalDictOps, &kDecimalOps};
   return kTable;
 }
 }  // namespace

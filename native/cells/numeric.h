@@ -1,4 +1,4 @@
-// What the numeric encodings (plain, constant, sequence, bool_bits, for, delta, rle) share:
+// What the numeric encodings (plain, constant, sequence, bool_bits, for, delta, rle, decimal) share:
 // the staged rows an encoder takes, each encoder's fit (the exact data bytes it would produce,
 // the number the builders compare) and encode, and the checks their validators have in common.
 // Each encoding's fit / encode / validate / decode live together in its codec file.
@@ -45,6 +45,10 @@ uint64_t delta_fit(const Staged& s);
 CellRef delta_encode(const Staged& s);
 uint64_t rle_fit(const Staged& s);
 CellRef rle_encode(const Staged& s);
+// Decimal (float only): kNoFit when a sample of the rows says no exponent pays; encode holds
+// any float rows (the exponent-0 frame when the sample rejected them).
+uint64_t decimal_fit(const Staged& s);
+CellRef decimal_encode(const Staged& s);
 
 // A Sequence block's value range over all its rows (first + i * step, i < len), computed in
 // 128-bit arithmetic; `wraps` when some row's exact value leaves i64 (the rows then wrap and

@@ -1,10 +1,11 @@
-// The numeric cell encodings (plain, constant, sequence, bool_bits, for, delta, rle), the width
+// The numeric cell encodings (plain, constant, sequence, bool_bits, for, delta, rle, decimal), the width
 // tiers, the builders and the kernels, each checked against a plain reference model written
 // here: a vector of values and a vector of validity bytes, computed on without any codec.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <random>
 #include <string>
@@ -112,9 +113,22 @@ Ref int_rows(IntShape shape, size_t n, double null_rate, Kind kind = Kind::Int) 
   return r;
 }
 
-enum class FloatShape { Random, Special, Runs, Constant, NanConstant, NegZeroConstant, NanOnly };
-const FloatShape kFloatShapes[] = {FloatShape::Random,   FloatShape::Special,         FloatShape::Runs,   FloatShape::Constant,
-                                   FloatShape::NanConstant, FloatShape::NegZeroConstant, FloatShape::NanOnly};
+enum class FloatShape { Random, Special, Runs, Constant, NanConstant, NegZeroConstant, NanOnly, Decimals, DecimalsMixed };
+const FloatShape kFloatShapes[] = {FloatShape::Random,      FloatShape::Special,         FloatShape::Runs,
+                                   FloatShape::Constant,    FloatShape::NanConstant,     FloatShape::NegZeroConstant,
+                                   FloatShape::NanOnly,     FloatShape::Decimals,        FloatShape::DecimalsMixed};
+
+// A decimal with `digits` fractional digits: the double nearest to m / 10^digits, written as the
+// decimal string and parsed (strtod), so the expectation does not share the codec's arithmetic.
+double decimal_value(int64_t m, unsigned digits) {
+  char buf[320];  // room for any %0*llu the compiler can imagine (digits ≤ 4 here)
+  const uint64_t mag = m < 0 ? uint64_t(0) - uint64_t(m) : uint64_t(m);
+  uint64_t p = 1;
+  for (unsigned k = 0; k < digits; ++k) p *= 10;
+  if (digits == 0) std::snprintf(buf, sizeof buf, "%s%llu", m < 0 ? "-" : "", (unsigned long long)mag);
+  else std::snprintf(buf, sizeof buf, "%s%llu.%0*llu", m < 0 ? "-" : "", (unsigned long long)(mag / p), int(digits), (unsigned long long)(mag % p));
+  return std::strtod(buf, nullptr);
+}
 
 uint64_t special_double() {
   const uint64_t e[] = {bits_of(-0.0),       bits_of(0.0),     bits_of(INFINITY),         bits_of(-INFINITY),
@@ -140,6 +154,15 @@ Ref float_rows(FloatShape shape, size_t n, double null_rate) {
       case FloatShape::NanConstant: r.bits[i] = 0x7ff8000000000abcu; break;
       case FloatShape::NegZeroConstant: r.bits[i] = bits_of(-0.0); break;
       case FloatShape::NanOnly: r.bits[i] = chance(0.5) ? 0x7ff8000000000000u : 0xfff8000000000001u; break;
+      case FloatShape::Decimals:  // 0..4 decimals per block, negative and large magnitudes
+      case FloatShape::DecimalsMixed: {
+        if (i == 0) v = below(5) | (below(4) << 8);
+        const unsigned digits = unsigned(v & 0xff), scale = unsigned(v >> 8);
+        const int64_t range = scale == 0 ? 100 : scale == 1 ? 70000 : scale == 2 ? int64_t(1) << 40 : int64_t(1) << 52;
+        const double x = decimal_value(int64_t(below(uint64_t(range))) - range / 2, digits);
+        r.bits[i] = shape == FloatShape::DecimalsMixed && chance(0.05) ? (chance(0.5) ? special_double() : rnd()) : bits_of(x);
+        break;
+      }
     }
   }
   set_nulls(r, null_rate);
@@ -176,7 +199,7 @@ const uint32_t kBlockLens[] = {1, 2, 7, 63, 64, 65, 130, 1000, 1025, 2047, 2048}
 std::vector<Enc> encodings_for(Physical p) {
   switch (p) {
     case Physical::Int: return {Enc::Plain, Enc::Constant, Enc::Sequence, Enc::For, Enc::Delta, Enc::Rle};
-    case Physical::Float: return {Enc::Plain, Enc::Constant, Enc::Rle};
+    case Physical::Float: return {Enc::Plain, Enc::Constant, Enc::Rle, Enc::Decimal};
     case Physical::Bool: return {Enc::Plain, Enc::Constant, Enc::BoolBits, Enc::Rle};
     default: return {};
   }
@@ -806,7 +829,12 @@ TEST_CASE("builders choose each encoding on data shaped for it, and not otherwis
   for (int i = 0; i < 2048; ++i) fb.push(i < 700 ? 1.0 : i < 1500 ? NAN : 2.0);
   CellRef fr = fb.finish();
   CHECK(fr->enc_v() == Enc::Rle && fr->meta[1] == 800);
-  for (int i = 0; i < 2048; ++i) fb.push(i % 2 ? 0.0 : -0.0);  // distinct bits: no constant, no runs
+  // Distinct bits: no constant, no runs; +0.0 packs at width 0 and each -0.0 is an exception
+  // (10 bytes), 5 B/row against Plain's 8.
+  for (int i = 0; i < 2048; ++i) fb.push(i % 2 ? 0.0 : -0.0);
+  CellRef fzz = fb.finish();
+  CHECK(fzz->enc_v() == Enc::Decimal && fzz->payload_bytes == 8 + 2048 + 8 * 1024);
+  for (int i = 0; i < 2048; ++i) fb.push(i % 3 ? as_f64(rnd()) : -0.0);  // mostly random bits
   CHECK(fb.finish()->enc_v() == Enc::Plain);
 
   BoolBuilder bb;
@@ -839,6 +867,9 @@ TEST_CASE("the builder's choice is the smallest encoding, measured") {
     CellRef best = encode_block(chosen, st.s);
     for (Enc e : encodings_for(p)) {
       if (!fits(e, r)) continue;
+      // Decimal takes part only where its sample offers a fit (decimal_fit; the sample's own
+      // test is "decimal blocks: ..." below).
+      if (e == Enc::Decimal && decimal_fit(st.s) == kNoFit) continue;
       CellRef other = encode_block(e, st.s);
       CHECK(best->payload_bytes <= other->payload_bytes);
     }
@@ -1221,6 +1252,182 @@ TEST_CASE("column kernels agree with the reference across blocks") {
   }
 }
 
+// ---- decimal -------------------------------------------------------------------------------
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15u;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+  return x ^ (x >> 31);
+}
+
+// The benchmark's temp_c (obs appendix of tables_and_filters.md): 15 + 10 sin(2π hour / 24) +
+// (h(station) mod 200) / 10 - 10 + (h(i) mod 100 - 50) / 10, rounded to 0.1 (through the decimal
+// string), 0.5 % null.
+Ref temp_c_rows(uint64_t first_row, size_t n) {
+  Ref r;
+  r.kind = Kind::Float;
+  r.bits.resize(n);
+  r.valid.assign(n, 1);
+  const double kPi = 3.14159265358979323846;
+  for (size_t k = 0; k < n; ++k) {
+    const uint64_t i = first_row + k;
+    const uint64_t hour = (i / 10000) % 24, station = i % 10000;
+    const double x = 15 + 10 * std::sin(2 * kPi * double(hour) / 24) + double(splitmix64(station) % 200) / 10 - 10 +
+                     (double(splitmix64(i) % 100) - 50) / 10;
+    r.bits[k] = bits_of(decimal_value(std::llround(x * 10), 1));
+    if (splitmix64(i ^ 0x6e756c6cu) % 200 == 0) r.valid[k] = 0, r.bits[k] = 0;
+  }
+  return r;
+}
+
+unsigned decimal_exponent(const Cell& c) { return unsigned(c.meta[0] & 0xff); }
+unsigned decimal_width(const Cell& c) { return unsigned((c.meta[0] >> 8) & 0xff); }
+uint32_t decimal_exceptions(const Cell& c) { return uint32_t((c.meta[0] >> 16) & 0xffff); }
+
+Ref float_ref(const std::vector<double>& v, std::vector<uint8_t> valid = {}) {
+  Ref r;
+  r.kind = Kind::Float;
+  for (double x : v) r.bits.push_back(bits_of(x));
+  r.valid = valid.empty() ? std::vector<uint8_t>(v.size(), 1) : valid;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!r.valid[i]) r.bits[i] = 0;
+  return r;
+}
+
+TEST_CASE("decimal blocks: the layout of a hand-computed block") {
+  const uint64_t nan_bits = 0x7ff8000000000123u;
+  Ref r = float_ref({1.5, -2.25, 0.1, as_f64(nan_bits), -0.0, 0.0, 3.0, 1e300, as_f64(1)}, {1, 1, 1, 1, 1, 0, 1, 1, 1});
+  StagedRows st(r);
+  CellRef c = encode_block(Enc::Decimal, st.s);
+  CHECK(validates(*c));
+  // e = 2 (1.5, -2.25, 0.1, 3.0 come back; e = 1 has three, larger e no more): d = 150, -225,
+  // 10, 300; base -225; residuals 375, 0, 235, -, -, 0, 525 (10 bits); exceptions: NaN, -0.0,
+  // 1e300, the denormal.
+  CHECK(c->meta[0] == (2u | 10u << 8 | 4u << 16));
+  CHECK(c->meta[1] == 1);  // NaN count
+  CHECK(c->has(attr::kHasNulls) && c->payload_bytes == 8 + 80 + 8 + 32 + kMaskBytes);
+  const uint64_t* w = payload_words(*c);
+  CHECK(w[0] == bits_of(int64_t(-225)));
+  CHECK(w[1] == (375u | uint64_t(235) << 20 | uint64_t(525 & 15) << 60));
+  CHECK(w[2] == (525u >> 4));
+  for (int k = 3; k <= 10; ++k) CHECK(w[k] == 0);
+  CHECK(w[11] == (3u | uint64_t(4) << 16 | uint64_t(7) << 32 | uint64_t(8) << 48));
+  CHECK(w[12] == nan_bits && w[13] == bits_of(-0.0) && w[14] == bits_of(1e300) && w[15] == 1);
+  CHECK(c->has(attr::kHasZonemap) && as_f64(c->meta[2]) == -2.25 && as_f64(c->meta[3]) == 1e300);
+  CHECK(check_block_decodes(*c, r));
+  CHECK(check_block_attrs(*c, r));
+}
+
+TEST_CASE("decimal blocks: the exponent is the smallest at which the most values come back") {
+  auto exponent_of = [](const std::vector<double>& v) {
+    StagedRows st(float_ref(v));
+    CellRef c = encode_block(Enc::Decimal, st.s);
+    CHECK(validates(*c));
+    CHECK(check_block_decodes(*c, float_ref(v)));
+    return std::make_pair(decimal_exponent(*c), decimal_exceptions(*c));
+  };
+  CHECK(exponent_of({1, 2, 3, -70000}) == std::make_pair(0u, 0u));
+  CHECK(exponent_of({0.1, 0.2, 0.3, -12.7}) == std::make_pair(1u, 0u));
+  CHECK(exponent_of({0.5, 0.25, 0.125}) == std::make_pair(3u, 0u));
+  CHECK(exponent_of({1.0001, -3.1415, 2}) == std::make_pair(4u, 0u));
+  CHECK(exponent_of({1e-18, 7e-18}) == std::make_pair(18u, 0u));
+  CHECK(exponent_of({1e-19, 2.5}) == std::make_pair(1u, 1u));  // 1e-19 needs a 19th digit
+  // |d| ≤ 2^53 packs, beyond is an exception.
+  CHECK(exponent_of({9007199254740992.0, -9007199254740992.0}) == std::make_pair(0u, 0u));
+  CHECK(exponent_of({9007199254740994.0, 1}) == std::make_pair(0u, 1u));
+  CHECK(exponent_of({INFINITY, -INFINITY, -0.0, NAN, 1.25}) == std::make_pair(2u, 4u));
+  // Denormals and random doubles: exceptions, yet a valid, exact block.
+  CHECK(exponent_of({as_f64(1), as_f64(0x000fffffffffffffu), 0.0}).second == 2);
+}
+
+TEST_CASE("decimal blocks: the builder takes temp_c-like data and leaves random doubles to Plain") {
+  Ref t = temp_c_rows(123456, 2048);
+  StagedRows st(t);
+  CHECK(choose_encoding(st.s) == Enc::Decimal);
+  CellRef c = encode_block(Enc::Decimal, st.s);
+  CHECK(decimal_exponent(*c) == 1 && decimal_exceptions(*c) == 0);
+  CHECK(decimal_width(*c) >= 8 && decimal_width(*c) <= 10);
+  CHECK(decimal_fit(st.s) == c->data_bytes());
+  // Random doubles: the sample offers no fit, Plain wins; an explicit Decimal block is still
+  // exact (and larger than Plain).
+  Ref r;
+  r.kind = Kind::Float;
+  for (int i = 0; i < 2048; ++i) r.bits.push_back(bits_of(double(rnd() >> 11) / double(uint64_t(1) << 53) * 100));
+  r.valid.assign(2048, 1);
+  StagedRows sr(r);
+  CHECK(decimal_fit(sr.s) == kNoFit);
+  CHECK(choose_encoding(sr.s) == Enc::Plain);
+  CellRef d = encode_block(Enc::Decimal, sr.s);
+  CHECK(validates(*d) && check_block_decodes(*d, r));
+  CHECK(d->payload_bytes > plain_fit(sr.s));
+  // An all-exception block's fit is above Plain's even when offered (a short block: no sample).
+  Ref x = float_ref({NAN, -0.0, INFINITY, 1e-300, 1e300});
+  StagedRows sx(x);
+  CHECK(decimal_fit(sx.s) != kNoFit && decimal_fit(sx.s) > plain_fit(sx.s));
+  CHECK(choose_encoding(sx.s) == Enc::Plain);
+  // Mostly decimal with 5 % specials (NaN payloads, ±inf, -0.0): still Decimal, exact.
+  Ref m = float_rows(FloatShape::DecimalsMixed, 2048, 0.1);
+  StagedRows sm(m);
+  CellRef cm = encode_block(choose_encoding(sm.s), sm.s);
+  CHECK(check_block_decodes(*cm, m) && check_block_attrs(*cm, m));
+}
+
+TEST_CASE("decimal blocks: temp_c columns of 1, 2047, 2048, 2049, 4097 rows; bytes per row at 10^6") {
+  for (size_t n : {size_t(1), size_t(2047), size_t(2048), size_t(2049), size_t(4097)}) {
+    Ref t = temp_c_rows(9990000, n);  // straddles an hour change at row 10^4
+    FloatBuilder b;
+    CellRef col = build<FloatBuilder, double>(b, t, n % 2 == 1);
+    CHECK(check_column(col.get(), t));
+    if (n >= 2047) CHECK(block_at(*col, 0).enc_v() == Enc::Decimal);
+  }
+  const size_t n = 1000000;
+  Ref t = temp_c_rows(0, n);
+  FloatBuilder b;
+  CellRef col = build<FloatBuilder, double>(b, t, true);
+  CHECK(check_column(col.get(), t));
+  uint64_t bytes = 0, decimal_blocks = 0;
+  std::vector<double> lanes(kBlockLanes);
+  double want_sum = 0.0;
+  for (uint64_t k = 0; k < block_count(*col); ++k) {
+    const Cell& blk = block_at(*col, k);
+    bytes += 64 + blk.payload_bytes;
+    decimal_blocks += blk.enc_v() == Enc::Decimal;
+    for (uint64_t i = 0; i < blk.len; ++i) lanes[i] = t.f(k * kBlockLanes + i);
+    want_sum += ref_canonical(lanes.data(), blk.len);
+  }
+  TierScratch s;
+  const FloatSum got = column_sum_float(col.get(), s);
+  CHECK(bits_of(got.sum) == bits_of(want_sum) && got.valid == ref_present(t));
+  std::printf("  temp_c, 10^6 rows: %.3f B/row (cells + payloads), %llu of %llu blocks decimal\n", double(bytes) / double(n),
+              (unsigned long long)decimal_blocks, (unsigned long long)block_count(*col));
+  CHECK(decimal_blocks == block_count(*col));
+  CHECK(double(bytes) / double(n) < 1.5);
+}
+
+TEST_CASE("decimal blocks: kernels equal decode-then-compute") {
+  TierScratch s;
+  for (int k = 0; k < 40; ++k) {
+    Ref r = k % 2 ? temp_c_rows(rnd() % 100000000, 1 + below(2048)) : float_rows(FloatShape::DecimalsMixed, 1 + below(2048), kNullRates[below(4)]);
+    StagedRows st(r);
+    CellRef c = encode_block(Enc::Decimal, st.s);
+    CHECK(validates(*c));
+    std::vector<double> x(r.size());
+    for (size_t i = 0; i < r.size(); ++i) x[i] = r.f(i);
+    const FloatSum fs = sum_float(*c, s);
+    const double want = ref_canonical(x.data(), x.size());
+    CHECK(bits_of(fs.sum) == bits_of(want) || (std::isnan(fs.sum) && std::isnan(want)));
+    for (double probe : float_probes(r))
+      for (CmpOp op : kOps) {
+        BlockMask m;
+        compare_float(*c, op, probe, m, s);
+        CHECK(same_mask(m, ref_mask_float(r, op, probe)));
+      }
+    const FloatMinMax mm = min_max_float(*without_zonemap(*c), s);
+    CHECK(mm.nans == ref_nans(r) && mm.numbers == ref_present(r) - ref_nans(r));
+  }
+}
+
 // ---- validation ----------------------------------------------------------------------------
 
 CellRef crafted(Kind kind, Enc enc, uint64_t len, std::vector<uint64_t> payload_words, uint64_t m0 = 0, uint64_t m1 = 0,
@@ -1325,6 +1532,52 @@ TEST_CASE("validate rejects crafted blocks") {
   }
 }
 
+// A copy of a block with its header and payload words edited (payload owned by the copy).
+CellRef edited(const Cell& c, const std::function<void(Cell&, std::vector<uint64_t>&)>& edit) {
+  std::vector<uint64_t> words(c.payload_bytes / 8);
+  std::memcpy(words.data(), c.payload, c.payload_bytes);
+  Cell h;
+  h.kind = c.kind, h.enc = c.enc, h.attrs = c.attrs, h.len = c.len;
+  std::memcpy(h.meta, c.meta, sizeof h.meta);
+  edit(h, words);
+  CellRef out = new_cell(h.kind_v(), h.enc_v(), h.len, words.size() * 8);
+  if (!words.empty()) std::memcpy(owned_payload(out), words.data(), words.size() * 8);
+  Cell* m = out.mutable_cell();
+  m->attrs = h.attrs;
+  std::memcpy(m->meta, h.meta, sizeof h.meta);
+  return out;
+}
+
+TEST_CASE("validate rejects crafted decimal blocks") {
+  // 9 rows, row 5 null; exceptions at rows 3 (NaN), 4 (-0.0), 7: words 11 = rows, 12..14 values.
+  Ref r = float_ref({1.5, -2.25, 0.1, NAN, -0.0, 0.0, 3.0, 1e300, 4.5}, {1, 1, 1, 1, 1, 0, 1, 1, 1});
+  CellRef good = encode_block(Enc::Decimal, StagedRows(r).s);
+  CHECK(good->meta[0] == (2u | 10u << 8 | 3u << 16));
+  CHECK(validates(*good));
+  using E = std::function<void(Cell&, std::vector<uint64_t>&)>;
+  auto with = [&](E e) { return edited(*good, e); };
+  CHECK(validates(*with([](Cell&, std::vector<uint64_t>&) {})));
+  REJECTS(with([](Cell& h, auto&) { h.meta[0] = (h.meta[0] & ~uint64_t(0xff)) | 19; }));   // e 19
+  REJECTS(with([](Cell& h, auto&) { h.meta[0] = (h.meta[0] & ~uint64_t(0xff00)) | 65u << 8; }));  // width 65
+  REJECTS(with([](Cell& h, auto&) { h.meta[0] += 1u << 8; }));                               // width 11: size
+  REJECTS(with([](Cell& h, auto&) { h.meta[0] = (h.meta[0] & 0xffff) | uint64_t(10) << 16; }));  // 10 exceptions > 9 rows
+  REJECTS(with([](Cell& h, auto&) { h.meta[0] += 1u << 16; }));                              // 4 exceptions: size
+  REJECTS(with([](Cell& h, auto&) { h.meta[0] |= uint64_t(1) << 40; }));                     // undefined bits
+  REJECTS(with([](Cell&, auto& w) { w[11] = 4 | uint64_t(3) << 16 | uint64_t(7) << 32; }));  // rows out of order
+  REJECTS(with([](Cell&, auto& w) { w[11] = 3 | uint64_t(3) << 16 | uint64_t(7) << 32; }));  // a repeated row
+  REJECTS(with([](Cell&, auto& w) { w[11] = 3 | uint64_t(4) << 16 | uint64_t(9) << 32; }));  // row 9 of 9
+  REJECTS(with([](Cell&, auto& w) { w[11] = 3 | uint64_t(5) << 16 | uint64_t(7) << 32; }));  // row 5 is null
+  REJECTS(with([](Cell&, auto& w) { w[11] |= uint64_t(1) << 48; }));                         // padding not zero
+  REJECTS(with([](Cell& h, auto&) { h.meta[1] = 0; }));                                      // NaN count 0, one NaN
+  REJECTS(with([](Cell&, auto& w) { w[13] = bits_of(NAN); }));                               // now two NaNs, count 1
+  REJECTS(with([](Cell&, auto& w) { w.insert(w.begin() + 15, 0); }));                        // one word too many
+  REJECTS(with([](Cell&, auto& w) { w.erase(w.begin() + 14); }));                            // one word short
+  REJECTS(with([](Cell& h, auto&) { h.kind = uint8_t(Kind::Int); h.meta[1] = 0; }));         // int in decimal
+  REJECTS(with([](Cell& h, auto&) { h.attrs &= uint8_t(~attr::kHasZonemap); }));             // zone slots without the flag
+  REJECTS(crafted(Kind::Float, Enc::Decimal, 64, {}, 0, 0));                                 // no base word
+  CHECK(validates(*crafted(Kind::Float, Enc::Decimal, 64, {7}, 0, 0)));                      // width 0: base only
+}
+
 // Random corruptions of valid blocks, each payload in an allocation of exactly its size (so
 // the address sanitizer sees any read past it): validate either rejects the block or every
 // decode and kernel runs on it without reading outside the payload.
@@ -1350,7 +1603,7 @@ TEST_CASE("validate guards decode and kernels against corrupted blocks") {
       case 4: h.payload_bytes = bytes.empty() ? 8 * below(40) : bytes.size() - 8 * below(bytes.size() / 8 + 1); break;
       case 5:
         // Any leaf encoding (a Directory's in-memory payload is its children, not bytes to read).
-        do h.enc = uint8_t(below(13));
+        do h.enc = uint8_t(below(kEncodingCount));
         while (h.enc == uint8_t(Enc::Directory));
         break;
       default: h.kind = uint8_t(below(5)); break;
