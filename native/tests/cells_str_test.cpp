@@ -16,6 +16,7 @@
 #include "cells/str_kernels.h"
 #include "tet/error.h"
 #include "tests/check.h"
+#include "tests/str_model.h"
 
 using namespace tet::cells;
 using Model = std::vector<std::optional<std::string>>;
@@ -215,25 +216,8 @@ bool column_matches(const Cell& root, const Model& m, const DecodeContext& ctx) 
   return true;
 }
 
-struct Built {
-  CellRef root;
-  std::unique_ptr<StrBuilder> builder;
-  DecodeContext ctx() const {
-    const GlobalDictionary* g = builder->global_dictionary();
-    return g ? g->context() : DecodeContext{};
-  }
-};
-
-Built build(const Model& m, StrBuilderOptions o = {}) {
-  Built b;
-  b.builder = std::make_unique<StrBuilder>(o);
-  for (auto& v : m) {
-    if (v) b.builder->push(*v);
-    else b.builder->push_null();
-  }
-  b.root = b.builder->finish();
-  return b;
-}
+using Built = tet_test::WholeStrColumn;
+Built build(const Model& m, StrBuilderOptions o = {}) { return tet_test::build_whole(m, std::move(o)); }
 
 uint64_t count_enc(const Cell& root, Enc e) {
   uint64_t n = 0;

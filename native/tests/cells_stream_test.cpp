@@ -22,6 +22,7 @@
 #include "cells/str_builder.h"
 #include "tet/error.h"
 #include "tests/check.h"
+#include "tests/str_model.h"
 #include "util/io.h"
 #include "write/table_set.h"
 
@@ -92,22 +93,8 @@ Streamed stream(const Model& m, StrBuilderOptions o = {}) {
   return s;
 }
 
-struct Whole {
-  CellRef root;
-  std::unique_ptr<StrBuilder> builder;
-  DecodeContext ctx() const {
-    const GlobalDictionary* g = builder->global_dictionary();
-    return g ? g->context() : DecodeContext{};
-  }
-};
-
-Whole whole(const Model& m, StrBuilderOptions o = {}) {
-  Whole w;
-  w.builder = std::make_unique<StrBuilder>(std::move(o));
-  for (auto& v : m) v ? w.builder->push(*v) : w.builder->push_null();
-  w.root = w.builder->finish();
-  return w;
-}
+using Whole = tet_test::WholeStrColumn;
+Whole whole(const Model& m, StrBuilderOptions o = {}) { return tet_test::build_whole(m, std::move(o)); }
 
 bool column_matches(const Cell& root, const Model& m, const DecodeContext& ctx) {
   if (root.len != m.size()) return false;
