@@ -276,8 +276,12 @@ std::optional<Resolved> probe(const Test& t, const Cell& c) {
     case Form::NotIn:
       if (t.phys == Physical::Int) return probe_int_in(c, t.iset, t.form == Form::NotIn);
       return probe_float_in(c, t.fset, t.form == Form::NotIn);
-    case Form::Str:
-    case Form::StrNotIn: return std::nullopt;  // the string kernel resolves from what the block holds
+    case Form::Str: return probe(c, t.sp);  // Sym8 zone maps; other encodings settle in compare()
+    case Form::StrNotIn: {
+      const auto r = probe(c, t.sp);
+      if (!r) return std::nullopt;
+      return *r == Resolved::AllTrue ? Resolved::AllFalse : Resolved::AllTrue;
+    }
   }
   return std::nullopt;
 }

@@ -6,7 +6,8 @@
 //  1. eq / in on a column with a per-value block index (metablock): a block the index rules out
 //     is skipped without reading anything (blocks_index_pruned);
 //  2. every predicate asks its block's header (zone map, Constant / Sequence bounds, For frame,
-//     NaN count: kernels.h probe_*); one AllFalse ends the block (blocks_zonemap_resolved);
+//     NaN count, a Sym8 zone map: kernels.h probe_*, str_kernels.h probe); one AllFalse ends
+//     the block (blocks_zonemap_resolved);
 //  3. the rest run their kernels, string ones first (they resolve from Sym8 zone maps,
 //     Constant values and dictionaries before reading rows), stopping as soon as the rows left
 //     are none. A block where some predicate had to look at values is blocks_decoded, and

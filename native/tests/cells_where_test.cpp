@@ -391,6 +391,34 @@ TEST_CASE("where: edge literals on For frames and i64 extremes") {
   CHECK(same(evaluate_where(*st.region, 0, {q}), model_where({m}, {q}, m.ok.size()), "range [min, max)"));
 }
 
+TEST_CASE("where: a header AllFalse ends the block before another column's payload is read") {
+  // k: sorted short keys (Sym8 blocks with zone maps); x: random ints (must be decoded).
+  ModelColumn k(Kind::Str), x(Kind::Int);
+  std::mt19937_64 rng(9);
+  for (size_t r = 0; r < 4 * 2048; ++r) {
+    char key[16];
+    std::snprintf(key, sizeof key, "k%06zu", r);
+    k.s.push_back(key), k.ok.push_back(1);
+    x.i.push_back(int64_t(rng() % 1000)), x.ok.push_back(1);
+  }
+  Stored st = store({k, x}, {"k", "x"});
+  const std::vector<ModelColumn> cols{k, x};
+  // k < "k" holds nowhere: the Sym8 zone maps say so; x's payload is never read.
+  const std::vector<Predicate> none{cmp(1, WhereOp::Eq, Literal::of_int(5)), cmp(0, WhereOp::Lt, Literal::of_str("k"))};
+  const WhereResult a = evaluate_where(*st.region, 0, none);
+  CHECK(same(a, {}, "x = 5 AND k < 'k'"));
+  CHECK(a.plan.blocks_decoded == 0 && a.plan.payload_bytes_read == 0 && a.plan.blocks_zonemap_resolved == 4);
+  // k in block 2's range: blocks 0, 1, 3 end at the header; only block 2 reads x (and k).
+  const std::vector<Predicate> one{cmp(1, WhereOp::Lt, Literal::of_int(500)), range(0, Literal::of_str("k004200"), Literal::of_str("k004300"))};
+  const WhereResult b = evaluate_where(*st.region, 0, one);
+  CHECK(same(b, model_where(cols, one, 4 * 2048), "x < 500 AND k in [k004200, k004300)"));
+  CHECK(b.plan.blocks_decoded == 1 && b.plan.blocks_zonemap_resolved == 3);
+  // not_in with every key of the table outside the zone: all rows, no values read.
+  const Predicate far = set_of(0, WhereOp::NotIn, {Literal::of_str("a"), Literal::of_str("z")});
+  const WhereResult c = evaluate_where(*st.region, 0, {far});
+  CHECK(c.plan.selected == 4 * 2048 && c.plan.blocks_decoded == 0 && c.plan.payload_bytes_read == 0);
+}
+
 TEST_CASE("where: validation rejects misuse by code") {
   const std::vector<ModelColumn> cols = mixed_columns(1);
   Stored st = store(cols, {"b", "i", "f", "s", "ts"});
