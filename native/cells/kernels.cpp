@@ -1,5 +1,6 @@
 #include "cells/kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -557,6 +558,150 @@ void filter_bool(const Cell& b, const BlockMask& mask, std::vector<uint8_t>& out
   const uint8_t* x = bool_lanes(b, s);
   const uint8_t* v = b.validity();
   for_each_selected(mask, b.len, [&](uint32_t row) { push_selected(out, valid_out, x[row], row_valid(v, row)); });
+}
+
+// ---- header probes and set membership --------------------------------------------------
+
+namespace {
+
+// Bounds of every present value of an Int block that the header proves: the zone map, Constant
+// or Sequence bounds, narrowed by For's frame [base, base + 2^w).
+bool int_range(const Cell& b, __int128* lo, __int128* hi) {
+  int64_t l, h;
+  bool have = int_bounds(b, &l, &h);
+  if (have) *lo = l, *hi = h;
+  if (b.enc_v() == Enc::For) {
+    const __int128 base = as_i64(b.meta[0]), top = base + frame_span(packed_width(b));
+    *lo = have ? std::max(*lo, base) : base;
+    *hi = have ? std::min(*hi, top) : top;
+    have = true;
+  }
+  return have;
+}
+
+// The members of an ascending set within [lo, hi].
+template <class T, class B>
+std::pair<const T*, const T*> members_within(const std::vector<T>& set, B lo, B hi) {
+  const T* first = std::lower_bound(set.data(), set.data() + set.size(), lo, [](T a, B v) { return a < v; });
+  const T* last = std::upper_bound(first, set.data() + set.size(), hi, [](B v, T a) { return v < a; });
+  return {first, last};
+}
+
+// A Float block's NaN rows, or the block's bounds over its numbers.
+uint64_t float_nans(const Cell& b) {
+  if (b.enc_v() == Enc::Constant && std::isnan(as_f64(b.meta[0]))) return b.has(attr::kHasNulls) ? ~uint64_t(0) : b.len;
+  return b.meta[1];
+}
+bool all_nan(const Cell& b) {
+  if (b.enc_v() == Enc::Constant) return std::isnan(as_f64(b.meta[0]));
+  return !b.has(attr::kHasNulls) && b.meta[1] == b.len;  // with nulls, knowing needs the mask
+}
+bool float_bounds(const Cell& b, double* lo, double* hi) {
+  if (b.has(attr::kHasZonemap)) return *lo = as_f64(b.meta[2]), *hi = as_f64(b.meta[3]), true;
+  if (b.enc_v() == Enc::Constant && !std::isnan(as_f64(b.meta[0]))) return *lo = *hi = as_f64(b.meta[0]), true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<Resolved> probe_int(const Cell& b, CmpOp op, int64_t c) {
+  require(b, Physical::Int, "probe_int");
+  int64_t lo, hi;
+  if (int_bounds(b, &lo, &hi))
+    if (auto r = resolve_by_bounds(op, c, lo, hi)) return r;
+  if (b.enc_v() == Enc::For) {
+    const __int128 base = as_i64(b.meta[0]);
+    return resolve_by_bounds<__int128>(op, c, base, base + frame_span(packed_width(b)));
+  }
+  return std::nullopt;
+}
+
+std::optional<Resolved> probe_float(const Cell& b, CmpOp op, double c) {
+  require(b, Physical::Float, "probe_float");
+  const Resolved unequal_everywhere = op == CmpOp::Ne ? Resolved::AllTrue : Resolved::AllFalse;
+  if (std::isnan(c) || all_nan(b)) return unequal_everywhere;
+  double lo, hi;
+  if (!float_bounds(b, &lo, &hi)) return std::nullopt;
+  auto r = resolve_by_bounds(op, c, lo, hi);
+  // The bounds speak for the numbers; NaN rows match only `ne`.
+  if (r && (float_nans(b) == 0 || *r == unequal_everywhere)) return r;
+  return std::nullopt;
+}
+
+std::optional<Resolved> probe_bool(const Cell& b, CmpOp op, bool c) {
+  require(b, Physical::Bool, "probe_bool");
+  bool when_false = false, when_true = false;
+  with_op(op, [&](auto o) {
+    when_false = holds<decltype(o)::value>(0, int(c));
+    when_true = holds<decltype(o)::value>(1, int(c));
+  });
+  if (when_false == when_true) return when_true ? Resolved::AllTrue : Resolved::AllFalse;
+  if (b.enc_v() == Enc::Constant) return (b.meta[0] ? when_true : when_false) ? Resolved::AllTrue : Resolved::AllFalse;
+  return std::nullopt;
+}
+
+std::optional<Resolved> probe_int_in(const Cell& b, const std::vector<int64_t>& set, bool negate) {
+  require(b, Physical::Int, "probe_int_in");
+  const Resolved none = negate ? Resolved::AllTrue : Resolved::AllFalse;
+  if (set.empty()) return none;
+  __int128 lo, hi;
+  if (!int_range(b, &lo, &hi)) return std::nullopt;
+  const auto [first, last] = members_within(set, lo, hi);
+  if (first == last) return none;
+  if (lo == hi) return negate ? Resolved::AllFalse : Resolved::AllTrue;  // the block's one value is a member
+  return std::nullopt;
+}
+
+std::optional<Resolved> probe_float_in(const Cell& b, const std::vector<double>& set, bool negate) {
+  require(b, Physical::Float, "probe_float_in");
+  const Resolved none = negate ? Resolved::AllTrue : Resolved::AllFalse;  // also what NaN rows give
+  if (set.empty() || all_nan(b)) return none;
+  double lo, hi;
+  if (!float_bounds(b, &lo, &hi)) return std::nullopt;
+  const auto [first, last] = members_within(set, lo, hi);
+  if (first == last) return none;
+  if (lo == hi && float_nans(b) == 0) return negate ? Resolved::AllFalse : Resolved::AllTrue;
+  return std::nullopt;
+}
+
+Resolved compare_int_in(const Cell& b, const std::vector<int64_t>& set, bool negate, BlockMask& out, TierScratch& s) {
+  require(b, Physical::Int, "compare_int_in");
+  if (valid_count(b) == 0) return resolve_as(b, Resolved::AllFalse, out);
+  if (auto r = probe_int_in(b, set, negate)) return resolve_as(b, *r, out);
+  __int128 lo = INT64_MIN, hi = INT64_MAX;
+  int_range(b, &lo, &hi);
+  const auto [first, last] = members_within(set, lo, hi);
+  if (last - first == 1) return compare_int(b, negate ? CmpOp::Ne : CmpOp::Eq, *first, out, s);
+  const uint32_t n = static_cast<uint32_t>(b.len);
+  const IntTier t = decode_tier(b, 0, n, s);
+  const uint64_t off = bits_of(t.offset);
+  std::memset(out.words, 0, sizeof out.words);
+  with_lanes(t, [&](const auto* l) {
+    for (uint32_t i = 0; i < n; ++i) {
+      const bool hit = std::binary_search(first, last, as_i64(off + uint64_t(l[i])));
+      out.words[i >> 6] |= uint64_t(hit != negate) << (i & 63);
+    }
+  });
+  keep_present(b, out);
+  return Resolved::Decoded;
+}
+
+Resolved compare_float_in(const Cell& b, const std::vector<double>& set, bool negate, BlockMask& out, TierScratch& s) {
+  require(b, Physical::Float, "compare_float_in");
+  if (valid_count(b) == 0) return resolve_as(b, Resolved::AllFalse, out);
+  if (auto r = probe_float_in(b, set, negate)) return resolve_as(b, *r, out);
+  double lo = -INFINITY, hi = INFINITY;
+  float_bounds(b, &lo, &hi);
+  const auto [first, last] = members_within(set, lo, hi);
+  if (last - first == 1) return compare_float(b, negate ? CmpOp::Ne : CmpOp::Eq, *first, out, s);
+  const double* x = float_lanes(b, s);
+  std::memset(out.words, 0, sizeof out.words);
+  for (uint32_t i = 0; i < b.len; ++i) {
+    const bool hit = x[i] == x[i] && std::binary_search(first, last, x[i]);  // NaN is no member
+    out.words[i >> 6] |= uint64_t(hit != negate) << (i & 63);
+  }
+  keep_present(b, out);
+  return Resolved::Decoded;
 }
 
 // ---- columns -------------------------------------------------------------------------------

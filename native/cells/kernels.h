@@ -22,6 +22,7 @@
 // -0.0 below +0.0.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "cells/cell.h"
@@ -73,6 +74,25 @@ void filter_float(const Cell& block, const BlockMask& mask, std::vector<double>&
                   std::vector<uint8_t>* valid_out = nullptr);
 void filter_bool(const Cell& block, const BlockMask& mask, std::vector<uint8_t>& out, TierScratch& scratch,
                  std::vector<uint8_t>* valid_out = nullptr);
+
+// ---- what a header proves, and set membership (the where evaluation's pieces) ----
+// probe_*: the resolution compare_* / compare_*_in would reach from the header alone (zone map,
+// a Constant's value, a Sequence's span, For's frame, a Float block's NaN count), reading no
+// payload byte; nothing when rows must be looked at. AllTrue means every present row matches
+// (vacuously so on an all-null block), AllFalse none does.
+std::optional<Resolved> probe_int(const Cell& block, CmpOp op, int64_t constant);
+std::optional<Resolved> probe_float(const Cell& block, CmpOp op, double constant);
+std::optional<Resolved> probe_bool(const Cell& block, CmpOp op, bool constant);
+// Membership in `set`, ascending with no duplicates (Float: no NaN, and -0.0 / +0.0 one value);
+// negate = not in. Nulls match neither; a NaN row matches only the negated form (IEEE: NaN
+// equals no member). A set member that the block's bounds exclude is never looked for; with
+// one left the compare is compare_* Eq / Ne.
+std::optional<Resolved> probe_int_in(const Cell& block, const std::vector<int64_t>& set, bool negate);
+std::optional<Resolved> probe_float_in(const Cell& block, const std::vector<double>& set, bool negate);
+Resolved compare_int_in(const Cell& block, const std::vector<int64_t>& set, bool negate, BlockMask& out,
+                        TierScratch& scratch);
+Resolved compare_float_in(const Cell& block, const std::vector<double>& set, bool negate, BlockMask& out,
+                          TierScratch& scratch);
 
 // ---- a column: its root, or null for a column of 0 rows ----
 struct ColumnMask {

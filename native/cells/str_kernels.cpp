@@ -1,6 +1,7 @@
 #include "cells/str_kernels.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "cells/metablocks.h"
 #include "cells/str_codec.h"
@@ -119,18 +120,13 @@ int key_compare(Sym8Key a, Sym8Key b) {
   return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
 }
 
-Resolved compare_sym8(const Cell& c, const StrPredicate& p, BlockMask& out) {
-  const str::Sym8Layout l = str::sym8_layout(c);
+// What a Sym8 / Sym8For block's zone map and the literal's length settle without a row.
+std::optional<Resolved> sym8_resolve(const Cell& c, const str::Sym8Layout& l, const StrPredicate& p) {
   const bool implicit = l.lengths == nullptr;
-  auto row_key = [&](uint32_t i) {
-    const uint64_t w = l.word(i);
-    return Sym8Key{w, implicit ? str::sym8_implicit_len(w) : l.length(i)};
-  };
   // Bounds of the rows' keys from the zone map: exact with implicit lengths, else loose in len.
   const bool zoned = c.has(attr::kHasZonemap);
   const Sym8Key lo{c.meta[2], implicit ? str::sym8_implicit_len(c.meta[2]) : 0};
   const Sym8Key hi{c.meta[3], implicit ? str::sym8_implicit_len(c.meta[3]) : 8};
-
   if (ordered(p.op)) {
     const Sym8Key lit = sym8_key(p.literal);
     const unsigned want = accepted_outcomes(p.op);
@@ -139,37 +135,65 @@ Resolved compare_sym8(const Cell& c, const StrPredicate& p, BlockMask& out) {
       // when the op accepts all of those or none, the block is settled.
       const int clo = key_compare(lo, lit), chi = key_compare(hi, lit);
       const unsigned possible = ((1u << (chi + 2)) - 1) & ~((1u << (clo + 1)) - 1);
-      if ((want & possible) == 0) return all_false(out);
-      if ((want & possible) == possible) return all_true(c, out);
+      if ((want & possible) == 0) return Resolved::AllFalse;
+      if ((want & possible) == possible) return Resolved::AllTrue;
     }
-    if (lit.len > 8 && p.op == StrOp::Eq) return all_false(out);
-    if (lit.len > 8 && p.op == StrOp::Ne) return all_true(c, out);
+    if (lit.len > 8 && p.op == StrOp::Eq) return Resolved::AllFalse;
+    if (lit.len > 8 && p.op == StrOp::Ne) return Resolved::AllTrue;
+    return std::nullopt;
+  }
+  if (p.op == StrOp::Prefix) {
+    const std::string_view pre = p.literal;
+    if (pre.size() > 8) return Resolved::AllFalse;
+    if (pre.empty()) return Resolved::AllTrue;
+    const uint64_t wp = str::sym8_word(pre);
+    const uint64_t low = str::lane_mask(64 - 8 * unsigned(pre.size()));
+    if (zoned) {
+      if (hi.word < wp || lo.word > (wp | low)) return Resolved::AllFalse;
+      if (lo.word >= wp && hi.word <= (wp | low) && pre.back() != '\0') return Resolved::AllTrue;
+    }
+    return std::nullopt;
+  }
+  // In: settled when no literal can be a value of the block.
+  for (const std::string& s : p.set)
+    if (s.size() <= 8) {
+      const Sym8Key k = sym8_key(s);
+      if (!zoned || (k.word >= lo.word && k.word <= hi.word)) return std::nullopt;
+    }
+  return Resolved::AllFalse;
+}
+
+Resolved compare_sym8(const Cell& c, const StrPredicate& p, BlockMask& out) {
+  const str::Sym8Layout l = str::sym8_layout(c);
+  if (const auto r = sym8_resolve(c, l, p)) return *r == Resolved::AllTrue ? all_true(c, out) : all_false(out);
+  const bool implicit = l.lengths == nullptr;
+  auto row_key = [&](uint32_t i) {
+    const uint64_t w = l.word(i);
+    return Sym8Key{w, implicit ? str::sym8_implicit_len(w) : l.length(i)};
+  };
+  if (ordered(p.op)) {
+    const Sym8Key lit = sym8_key(p.literal);
+    const unsigned want = accepted_outcomes(p.op);
     return per_row(c, out, [&](uint32_t i) { return (want >> (key_compare(row_key(i), lit) + 1)) & 1; });
   }
   if (p.op == StrOp::Prefix) {
     const std::string_view pre = p.literal;
-    if (pre.size() > 8) return all_false(out);
-    if (pre.empty()) return all_true(c, out);
     const uint64_t wp = str::sym8_word(pre);
     const uint64_t low = str::lane_mask(64 - 8 * unsigned(pre.size()));
     const unsigned need = unsigned(pre.size());
-    if (zoned) {
-      if (hi.word < wp || lo.word > (wp | low)) return all_false(out);
-      if (lo.word >= wp && hi.word <= (wp | low) && pre.back() != '\0') return all_true(c, out);
-    }
     return per_row(c, out, [&](uint32_t i) {
       const Sym8Key k = row_key(i);
       return (k.word & ~low) == wp && k.len >= need;
     });
   }
   // In: the literals that can be ≤ 8-byte values, as keys in (word, len) order = binary order.
+  const bool zoned = c.has(attr::kHasZonemap);
   std::vector<Sym8Key> keys;
   for (const std::string& s : p.set)
     if (s.size() <= 8) {
       const Sym8Key k = sym8_key(s);
-      if (!zoned || (k.word >= lo.word && k.word <= hi.word)) keys.push_back(k);
+      if (!zoned || (k.word >= c.meta[2] && k.word <= c.meta[3])) keys.push_back(k);
     }
-  if (keys.empty()) return all_false(out);
   return per_row(c, out, [&](uint32_t i) {
     const Sym8Key k = row_key(i);
     auto it = std::lower_bound(keys.begin(), keys.end(), k, [](Sym8Key a, Sym8Key b) { return key_compare(a, b) < 0; });
@@ -272,6 +296,12 @@ Resolved compare(const Cell& c, const StrPredicate& p, BlockMask& out, const Dec
     }
     default: return compare_decoded(c, p, out, ctx);
   }
+}
+
+std::optional<Resolved> probe(const Cell& c, const StrPredicate& p) {
+  if (c.kind_v() != Kind::Str) throw Error(Code::TET_INTERNAL, "cells: a string probe on a block of another kind");
+  if (c.enc_v() != Enc::Sym8 && c.enc_v() != Enc::Sym8For) return std::nullopt;
+  return sym8_resolve(c, str::sym8_layout(c), p);
 }
 
 void filter(const Cell& c, const BlockMask& mask, StrBuffer& out, const DecodeContext& ctx) {

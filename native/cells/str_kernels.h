@@ -34,6 +34,11 @@ bool str_matches(std::string_view value, const StrPredicate& p);
 // row matches (out = the present rows); AllFalse: none does (out all zero).
 Resolved compare(const Cell& block, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx = {});
 
+// What a block's header settles without reading a row: a Sym8 / Sym8For zone map (and a
+// literal too long to be a Sym8 value); nothing for other encodings (compare() resolves those
+// from what their payload holds: a Constant's value, a dictionary, a packed Views prefix).
+std::optional<Resolved> probe(const Cell& block, const StrPredicate& p);
+
 // Appends the rows selected by `mask` (in row order; a selected null row appends "").
 void filter(const Cell& block, const BlockMask& mask, StrBuffer& out, const DecodeContext& ctx = {});
 
