@@ -646,7 +646,9 @@ std::optional<Resolved> probe_int_in(const Cell& b, const std::vector<int64_t>& 
   if (set.empty()) return none;
   __int128 lo, hi;
   if (!int_range(b, &lo, &hi)) return std::nullopt;
-  const auto [first, last] = members_within(set, lo, hi);
+  // Not a structured binding: C++17 lambdas cannot capture those (clang rejects it).
+  const auto within = members_within(set, lo, hi);
+  const auto first = within.first, last = within.second;
   if (first == last) return none;
   if (lo == hi) return negate ? Resolved::AllFalse : Resolved::AllTrue;  // the block's one value is a member
   return std::nullopt;
@@ -658,7 +660,9 @@ std::optional<Resolved> probe_float_in(const Cell& b, const std::vector<double>&
   if (set.empty() || all_nan(b)) return none;
   double lo, hi;
   if (!float_bounds(b, &lo, &hi)) return std::nullopt;
-  const auto [first, last] = members_within(set, lo, hi);
+  // Not a structured binding: C++17 lambdas cannot capture those (clang rejects it).
+  const auto within = members_within(set, lo, hi);
+  const auto first = within.first, last = within.second;
   if (first == last) return none;
   if (lo == hi && float_nans(b) == 0) return negate ? Resolved::AllFalse : Resolved::AllTrue;
   return std::nullopt;
@@ -670,7 +674,9 @@ Resolved compare_int_in(const Cell& b, const std::vector<int64_t>& set, bool neg
   if (auto r = probe_int_in(b, set, negate)) return resolve_as(b, *r, out);
   __int128 lo = INT64_MIN, hi = INT64_MAX;
   int_range(b, &lo, &hi);
-  const auto [first, last] = members_within(set, lo, hi);
+  // Not a structured binding: C++17 lambdas cannot capture those (clang rejects it).
+  const auto within = members_within(set, lo, hi);
+  const auto first = within.first, last = within.second;
   if (last - first == 1) return compare_int(b, negate ? CmpOp::Ne : CmpOp::Eq, *first, out, s);
   const uint32_t n = static_cast<uint32_t>(b.len);
   const IntTier t = decode_tier(b, 0, n, s);
@@ -692,7 +698,9 @@ Resolved compare_float_in(const Cell& b, const std::vector<double>& set, bool ne
   if (auto r = probe_float_in(b, set, negate)) return resolve_as(b, *r, out);
   double lo = -INFINITY, hi = INFINITY;
   float_bounds(b, &lo, &hi);
-  const auto [first, last] = members_within(set, lo, hi);
+  // Not a structured binding: C++17 lambdas cannot capture those (clang rejects it).
+  const auto within = members_within(set, lo, hi);
+  const auto first = within.first, last = within.second;
   if (last - first == 1) return compare_float(b, negate ? CmpOp::Ne : CmpOp::Eq, *first, out, s);
   const double* x = float_lanes(b, s);
   std::memset(out.words, 0, sizeof out.words);

@@ -498,7 +498,7 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
   // Column roots (validated on first use), contexts and block indexes, once per column.
   std::vector<CellRef> held;
   std::vector<size_t> column_of_slot;
-  std::vector<std::unique_ptr<BlockIndex>> index_of_slot;
+  std::vector<const BlockIndex*> index_of_slot;
   for (size_t k = 0; k < plan.tests.size(); ++k) {
     const size_t col = plan.tests[k].column;
     auto it = std::find(column_of_slot.begin(), column_of_slot.end(), col);
@@ -509,10 +509,7 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
         throw_invalid("column '" + info.columns[col].schema.name + "' does not span its table's rows");
       held.push_back(root);
       column_of_slot.push_back(col);
-      std::unique_ptr<BlockIndex> ix;
-      for (const MetablockRef& m : region.metablocks(table, col))
-        if (m.kind == static_cast<uint16_t>(MetablockKind::BlockIndex)) ix = std::make_unique<BlockIndex>(BlockIndex::decode(m.body, m.len));
-      index_of_slot.push_back(std::move(ix));
+      index_of_slot.push_back(region.block_index(table, col));
     }
     plan.slot.push_back(s);
     plan.roots.push_back(held[s].get());

@@ -102,6 +102,9 @@ struct TablesRegion::Loaded {
   uint32_t encodings = 0;
   std::unique_ptr<GlobalDictionary> global_dict;
   DecodeContext ctx;
+  // Decoded by block_index() on first use (under mu_).
+  mutable std::unique_ptr<BlockIndex> index;
+  mutable bool index_decoded = false;
 };
 
 TablesRegion::TablesRegion(const uint8_t* data, uint64_t len) : data_(data), len_(len) {
@@ -301,6 +304,17 @@ const TablesRegion::Loaded& TablesRegion::load(size_t table, size_t column) cons
 }
 
 CellRef TablesRegion::column(size_t table, size_t column) const { return load(table, column).root; }
+
+const BlockIndex* TablesRegion::block_index(size_t table, size_t column) const {
+  const Loaded& l = load(table, column);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!l.index_decoded) {
+    for (const MetablockRef& m : metablocks(table, column))
+      if (m.kind == static_cast<uint16_t>(MetablockKind::BlockIndex)) l.index = std::make_unique<BlockIndex>(BlockIndex::decode(m.body, m.len));
+    l.index_decoded = true;
+  }
+  return l.index.get();
+}
 uint32_t TablesRegion::encodings_used(size_t table, size_t column) const { return load(table, column).encodings; }
 const DecodeContext& TablesRegion::context(size_t table, size_t column) const { return load(table, column).ctx; }
 

@@ -72,6 +72,9 @@ class TablesRegion {
   std::vector<MetablockRef> metablocks(size_t table, size_t column) const;
   // Encodings used by the column's leaves (bit i = Enc i); validates the column like column().
   uint32_t encodings_used(size_t table, size_t column) const;
+  // The column's per-value block index (its metablock decoded and validated on first use, then
+  // cached), or null when it has none.
+  const BlockIndex* block_index(size_t table, size_t column) const;
   // Decode context (the column's global dictionary when it has one).
   const DecodeContext& context(size_t table, size_t column) const;
   // Whole-region checksum, for verify.

@@ -17,6 +17,7 @@
 #include "cells/region.h"
 #include "cells/str_builder.h"
 #include "check.h"
+#include "region_bytes.h"
 #include "tet/error.h"
 #include "tet/file.h"
 #include "tet/writer.h"
@@ -73,26 +74,9 @@ CellRef build_strs(const StrModel& m) {
   return b.finish();
 }
 
-std::vector<uint8_t> write_region(const RegionWriter& w) {
-  std::vector<uint8_t> out;
-  w.write([&](const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    out.insert(out.end(), b, b + n);
-  });
-  return out;
-}
+std::vector<uint8_t> write_region(const RegionWriter& w) { return tet_test::region_bytes(w); }
 
-// The region bytes copied to 64-aligned memory (as a mapping would give them).
-struct Aligned {
-  explicit Aligned(const std::vector<uint8_t>& b) : buf(b.size() + 64) {
-    p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buf.data()) + 63) & ~uintptr_t(63));
-    std::memcpy(p, b.data(), b.size());
-    len = b.size();
-  }
-  std::vector<uint8_t> buf;
-  uint8_t* p;
-  uint64_t len;
-};
+using Aligned = tet_test::AlignedBytes;
 
 void check_ints(const TablesRegion& r, size_t t, size_t c, const IntModel& m) {
   CellRef root = r.column(t, c);

@@ -21,6 +21,7 @@
 #include "cells/region.h"
 #include "cells/str_builder.h"
 #include "check.h"
+#include "region_bytes.h"
 #include "tet/error.h"
 
 using namespace tet;
@@ -130,16 +131,7 @@ std::vector<uint64_t> model_where(const std::vector<ModelColumn>& cols, const st
 
 // ---- tables --------------------------------------------------------------------------------
 
-struct Aligned {
-  explicit Aligned(const std::vector<uint8_t>& b) : buf(b.size() + 64) {
-    p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buf.data()) + 63) & ~uintptr_t(63));
-    std::memcpy(p, b.data(), b.size());
-    len = b.size();
-  }
-  std::vector<uint8_t> buf;
-  uint8_t* p;
-  uint64_t len;
-};
+using Aligned = tet_test::AlignedBytes;
 
 // Writes the model columns as one table (str columns with their metablocks) and opens the region.
 struct Stored {
