@@ -196,14 +196,7 @@ bool decodes_everywhere(const Cell& c, const Model& m, const DecodeContext& ctx)
 }
 
 bool column_matches(const Cell& root, const Model& m, const DecodeContext& ctx) {
-  if (root.len != m.size()) return false;
-  StrBuffer got;
-  std::vector<uint8_t> valid(m.size());
-  decode_column(root, 0, m.size(), &got, valid.data(), ctx);
-  for (size_t i = 0; i < m.size(); ++i) {
-    if (valid[i] != (m[i] ? 1 : 0)) return false;
-    if (got.at(i) != (m[i] ? std::string_view(*m[i]) : std::string_view())) return false;
-  }
+  if (!tet_test::str_column_equals(root, m, ctx)) return false;
   // Ranges across block boundaries.
   for (uint64_t s : {uint64_t(0), uint64_t(1), uint64_t(2047), uint64_t(2048), uint64_t(2049), uint64_t(4095)}) {
     if (s >= m.size()) continue;

@@ -97,15 +97,7 @@ using Whole = tet_test::WholeStrColumn;
 Whole whole(const Model& m, StrBuilderOptions o = {}) { return tet_test::build_whole(m, std::move(o)); }
 
 bool column_matches(const Cell& root, const Model& m, const DecodeContext& ctx) {
-  if (root.len != m.size()) return false;
-  StrBuffer got;
-  std::vector<uint8_t> valid(m.size());
-  decode_column(root, 0, m.size(), &got, valid.data(), ctx);
-  for (size_t i = 0; i < m.size(); ++i) {
-    if (valid[i] != (m[i] ? 1 : 0)) return false;
-    if (got.at(i) != (m[i] ? std::string_view(*m[i]) : std::string_view())) return false;
-  }
-  return true;
+  return tet_test::str_column_equals(root, m, ctx);
 }
 
 uint64_t count_enc(const std::vector<CellRef>& blocks, Enc e) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cells/column.h"
 #include "cells/str_builder.h"
 
 namespace tet_test {
@@ -30,6 +31,19 @@ inline WholeStrColumn build_whole(const StrModel& m, tet::cells::StrBuilderOptio
   }
   w.root = w.builder->finish();
   return w;
+}
+
+// The whole column decodes to the model: validity and every value.
+inline bool str_column_equals(const tet::cells::Cell& root, const StrModel& m, const tet::cells::DecodeContext& ctx) {
+  if (root.len != m.size()) return false;
+  tet::cells::StrBuffer got;
+  std::vector<uint8_t> valid(m.size());
+  tet::cells::decode_column(root, 0, m.size(), &got, valid.data(), ctx);
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (valid[i] != (m[i] ? 1 : 0)) return false;
+    if (got.at(i) != (m[i] ? std::string_view(*m[i]) : std::string_view())) return false;
+  }
+  return true;
 }
 
 }  // namespace tet_test
