@@ -67,9 +67,10 @@ export interface NativeTable {
 }
 
 /** Rows of a column: physical values (i64 / f64 / u8, or UTF-8 bytes + offsets) and validity. */
+/** What fileReadColumn resolves to: the values went into the caller's arrays; str rows come back as UTF-8 bytes + offsets. */
 export type NativeColumnRows =
-  | { kind: 'bool' | 'int' | 'float' | 'date' | 'timestamp' | 'time'; rows: number; data: BigInt64Array | Float64Array | Uint8Array; valid?: Uint8Array }
-  | { kind: 'str'; rows: number; bytes: Uint8Array; offsets: Uint32Array; valid?: Uint8Array };
+  | { kind: 'bool' | 'int' | 'float' | 'date' | 'timestamp' | 'time'; rows: number; anyNull: boolean }
+  | { kind: 'str'; rows: number; anyNull: boolean; bytes: Uint8Array; offsets: Uint32Array };
 
 /** `execution.where_plan` counts of one where over one table (native cells::WherePlan). */
 export interface NativeWherePlan {
@@ -156,8 +157,13 @@ export interface NativeBinding {
 
   /** The tables of the file (docs/format-tables.md); `encodings` validates every block to list them. */
   fileTables(file: NativeFileHandle, encodings: boolean): NativeTable[];
-  /** Rows [start, start + count) of a column, decoded off the JS thread. */
-  fileReadColumn(file: NativeFileHandle, table: string, column: string, start: number, count: number): Promise<NativeColumnRows>;
+  /**
+   * Rows [start, start + count) of a column, decoded off the JS thread straight into `data`
+   * (count entries: Uint8Array bool, Int32Array date, Float64Array float, BigInt64Array other
+   * int-stored kinds; null for str) and `valid` (Uint8Array, 1 = present), which the caller owns.
+   */
+  fileReadColumn(file: NativeFileHandle, table: string, column: string, start: number, count: number,
+    data: BigInt64Array | Float64Array | Uint8Array | Int32Array | null, valid: Uint8Array): Promise<NativeColumnRows>;
   /**
    * The AND of a where's predicates over one table (predicates: the wire of
    * native/cells/where_wire.h, lib/plan/where.ts encodeWhereWire), off the JS thread; rejects with

@@ -91,6 +91,11 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   operation_correlation?: number[];
   operation_correlation_order?: number;
 
+  /** group_by: the keys in order (composite keys as arrays; values in their JSON form, null last). */
+  group_keys?: unknown[];
+  /** group_by: positions along the group axis (tensors) or rows (tables) per group. */
+  group_counts?: number[];
+
   operation_reduced_shape?: number[];
   operation_reduced_axes?: number[];
   operation_reduced_sum?: Float64Array;
