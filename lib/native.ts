@@ -72,6 +72,16 @@ export type NativeColumnRows =
   | { kind: 'bool' | 'int' | 'float' | 'date' | 'timestamp' | 'time'; rows: number; anyNull: boolean }
   | { kind: 'str'; rows: number; anyNull: boolean; bytes: Uint8Array; offsets: Uint32Array };
 
+/** `execution.where_plan` counts of one where over one table (native cells::WherePlan). */
+export interface NativeWherePlan {
+  rows: number; selected: number; blocks: number;
+  blocks_zonemap_resolved: number; blocks_index_pruned: number; blocks_decoded: number;
+  payload_bytes_read: number;
+}
+
+/** {@link NativeBinding.tableWhere}: the selected rows as flat [start, end) pairs, ascending. */
+export interface NativeTableWhere { runs: Float64Array; plan: NativeWherePlan }
+
 export interface NativeBinding {
   openFile(path: string, verifyFooter: boolean): Promise<NativeFileHandle>;
   openFileSync(path: string, verifyFooter: boolean): NativeFileHandle;
@@ -147,7 +157,6 @@ export interface NativeBinding {
 
   /** The tables of the file (docs/format-tables.md); `encodings` validates every block to list them. */
   fileTables(file: NativeFileHandle, encodings: boolean): NativeTable[];
-  /** Rows [start, start + count) of a column, decoded off the JS thread. */
   /**
    * Rows [start, start + count) of a column, decoded off the JS thread straight into `data`
    * (count entries: Uint8Array bool, Int32Array date, Float64Array float, BigInt64Array other
@@ -155,6 +164,15 @@ export interface NativeBinding {
    */
   fileReadColumn(file: NativeFileHandle, table: string, column: string, start: number, count: number,
     data: BigInt64Array | Float64Array | Uint8Array | Int32Array | null, valid: Uint8Array): Promise<NativeColumnRows>;
+  /**
+   * The AND of a where's predicates over one table (predicates: the wire of
+   * native/cells/where_wire.h, lib/plan/where.ts encodeWhereWire), off the JS thread; rejects with
+   * TET_QUERY_UNKNOWN_TABLE / _COLUMN, TET_QUERY_WHERE_OP, TET_QUERY_BAD_LITERAL, TET_PLAN_INVALID,
+   * TET_CANCELLED (the token's flag, checked between blocks).
+   */
+  tableWhere(file: NativeFileHandle, table: string, predicates: Uint8Array, cancel: NativeCancelToken | null): Promise<NativeTableWhere>;
+  /** The same on the JS thread (planQuery is synchronous). */
+  tableWhereSync(file: NativeFileHandle, table: string, predicates: Uint8Array): NativeTableWhere;
   /** Declares a table (axis -1 = standalone); returns its id. */
   writerAddTable(w: NativeWriterHandle, name: string, dataset: string, axis: number,
     columns: { name: string; kind: number; unit: number; utc: boolean; nullable: boolean }[]): number;

@@ -1,4 +1,5 @@
 // Public data types of the SDK (no runtime code). Shared by every lib/ module.
+import type { TableInfo } from './tables/io';
 
 /** The element types of layout v1. */
 export type DTypeName = 'f32' | 'f64' | 'i32' | 'i64' | 'u8' | 'u16' | 'i16' | 'u32' | 'f16' | 'u64';
@@ -107,6 +108,8 @@ export interface QueryTarget {
   readonly fileExecution: FileExecution;
   /** Opaque native handle (lib/native.ts). */
   readonly native: unknown;
+  /** The file's tables (axis tables answer a query's `where`); absent = none. */
+  readonly tables?: readonly TableInfo[];
   /**
    * Stored bytes of each chunk of a dataset, row-major by grid coordinates (from the chunk
    * index). Needed only for datasets holding zstd chunks (raw tiles store their raw size);

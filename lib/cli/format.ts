@@ -1,5 +1,5 @@
 // Presentation of a QueryResponse for `tet query --format …` (never mutates the response).
-import { f32Text, toJsonText, type ExecutionSection, type QueryResponse } from '../index';
+import { f32Text, toJsonText, type ExecutionSection, type QueryResponse, type WherePlanEntry } from '../index';
 import { lazyRequire } from './lazy';
 import type { QueryOutputFormat } from './output-formats';
 
@@ -14,8 +14,16 @@ function isPreviewKey(k: string): boolean {
 
 function readPlanSummary(resp: QueryResponse): Record<string, unknown> | undefined {
   if (!resp.read_plan) return undefined;
-  const { chunks: _chunks, chunks_truncated: _t, ...rest } = resp.read_plan;
-  return rest;
+  const { chunks: _chunks, chunks_truncated: _t, where_plan: wherePlan, ...rest } = resp.read_plan;
+  // an executed response shows the where_plan once, in its execution section
+  return wherePlan && !resp.execution?.where_plan ? { ...rest, where_plan: wherePlan } : rest;
+}
+
+/** One line per filtered axis: how its where was settled (spec §4.4). */
+function wherePlanRows(plan: Record<string, WherePlanEntry>): [string, unknown][] {
+  return Object.entries(plan).map(([axis, p]) => [axis,
+    `${p.selected} of ${p.rows} selected; ${p.blocks} blocks: ${p.blocks_zonemap_resolved} zone map, ` +
+    `${p.blocks_index_pruned} index, ${p.blocks_decoded} decoded; ${p.payload_bytes_read} payload bytes`]);
 }
 
 /** The response's top-level fields before catalog / read_plan / execution (status, accepted, ...). */
@@ -158,6 +166,8 @@ export function tableText(resp: QueryResponse): string {
       ['chunks_per_axis', JSON.stringify(rp.chunks_per_axis)],
     ]));
   }
+  const wherePlan = resp.execution?.where_plan ?? rp?.where_plan;
+  if (wherePlan) out.push(table('where_plan', wherePlanRows(wherePlan)));
   const ex = resp.execution;
   if (ex) {
     out.push(table('execution', [

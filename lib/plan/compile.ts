@@ -1,7 +1,7 @@
 // Planning against a file's catalog: dataset resolution, selection, axes, touched chunks
 // (read plan), then — for execution — budget, strategy, I/O mode and the compiled plan.
 import { kMaxLength } from 'node:buffer';
-import { TetBudgetError, TetQueryError } from '../errors';
+import { TetBudgetError, TetError, TetQueryError } from '../errors';
 import { DTYPE_SIZE, type DatasetInfo, type DatasetMetadata, type QueryTarget } from '../types';
 import { queryOperation, type QueryDocument, type ReductionName } from '../query/document';
 import { DEVICE_TOKEN } from '../query/validate';
@@ -14,6 +14,7 @@ import { attrFillValue, datasetMetadata, dimNames } from './metadata';
 import { resolveSelection, type ResolvedSelection } from './selection';
 import { resolveSpillPath } from './spill';
 import { chooseIoMode, chooseStrategy, ioRegime, type IoRegime } from './strategy';
+import { applyWhere, whereOf, type EvaluatedWhere } from './where';
 
 /** read_plan.chunks lists at most this many entries (chunk_count is always exact). */
 export const MAX_LISTED_CHUNKS = 100_000;
@@ -42,8 +43,11 @@ export interface PlannedQuery {
   /** Null when the dataset is not in the catalog (response status 'unmatched'). */
   dataset: DatasetInfo | null;
   meta: DatasetMetadata;
+  /** The selection, narrowed by the `where` when there is one (an axis may then have count 0). */
   selection: ResolvedSelection | null;
   operation: ResolvedOperation | null;
+  /** The evaluated `where` (positions per filtered axis, where_plan), when the query has one. */
+  where?: EvaluatedWhere;
 }
 
 function resolveOperation(doc: QueryDocument, ds: DatasetInfo, meta: DatasetMetadata): ResolvedOperation | null {
@@ -119,12 +123,15 @@ function storedBytesOf(target: QueryTarget, ds: DatasetInfo, perAxis: Parameters
   return touchedStoredBytes(perAxis, ds.shape, ds.chunkShape, DTYPE_SIZE[ds.dtype], perChunk);
 }
 
-/** Resolves the document against the target's catalog; no execution, no host probing. */
+/**
+ * Resolves the document against the target's catalog; no execution, no host probing. A query
+ * with a `where` needs it evaluated first (lib/run/where.ts: `where`), which narrows the selection.
+ */
 export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
-  chunkListLimit = MAX_LISTED_CHUNKS): PlannedQuery {
-  if (doc.table !== undefined || doc.where !== undefined || doc.group_by !== undefined) {
-    // The wire validates; the table-query and where / group_by planners land with issue 12.
-    throw new TetQueryError('TET_QUERY_UNSUPPORTED', 'table queries, "where" and "group_by" are not planned by this build yet');
+  chunkListLimit = MAX_LISTED_CHUNKS, where?: EvaluatedWhere): PlannedQuery {
+  if (doc.table !== undefined || doc.group_by !== undefined) {
+    // The wire validates; the table-query and group_by planners land with issue 12.
+    throw new TetQueryError('TET_QUERY_UNSUPPORTED', 'table queries and "group_by" are not planned by this build yet');
   }
   const ds = target.datasets.find((d) => d.name === doc.dataset) ?? null;
   const meta = ds ? datasetMetadata(target.metadata, ds.name) : {};
@@ -132,7 +139,11 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
   if (!ds) {
     return { doc, catalog, readPlan: null, dataset: null, meta, selection: null, operation: null };
   }
-  const selection = resolveSelection(doc.selection, ds.shape, meta);
+  if (whereOf(doc).length > 0 && !where) {
+    throw new TetError('TET_INTERNAL', 'planAgainstTarget: a query with a where needs its evaluated where (lib/run/where.ts)');
+  }
+  const boxed = resolveSelection(doc.selection, ds.shape, meta);
+  const selection = where ? applyWhere(boxed, where, ds.shape) : boxed;
   const operation = resolveOperation(doc, ds, meta);
   const touched = touchedChunks(selection.axes, ds.shape, ds.chunkShape, chunkListLimit);
   const readPlan: ReadPlan = {
@@ -152,8 +163,9 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
     chunks: touched.chunks,
     chunks_truncated: touched.total > touched.chunks.length,
     total_stored_bytes: storedBytesOf(target, ds, touched.perAxis, touched.total),
+    ...(where ? { where_plan: where.plan } : {}),
   };
-  return { doc, catalog, readPlan, dataset: ds, meta, selection, operation };
+  return { doc, catalog, readPlan, dataset: ds, meta, selection, operation, ...(where ? { where } : {}) };
 }
 
 export interface ExecutionOptions {

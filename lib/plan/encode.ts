@@ -55,8 +55,25 @@ export const PLAN_VERSION = 2;
 export const SECTION = { select: 1, agg: 2, output: 3, exec: 4, shard: 5, device: 6 } as const;
 const AXIS_BOX = 0;
 const AXIS_INDICES = 1;
+const AXIS_RUNS = 2;
 const AGG_BYTES = 48;
 const TWO32 = 2 ** 32;
+
+/**
+ * An ascending index list as flat (start, count) unit-step runs when that is smaller than the
+ * list (a `where` on a sorted column selects long runs), else null.
+ */
+export function indexRuns(idx: readonly number[]): number[] | null {
+  const runs: number[] = [];
+  for (let i = 0; i < idx.length; i++) {
+    if (i > 0 && idx[i] === idx[i - 1] + 1) runs[runs.length - 1]++;
+    else {
+      if (2 * (runs.length / 2 + 1) > idx.length) return null;  // no smaller than the list itself
+      runs.push(idx[i], 1);
+    }
+  }
+  return runs;
+}
 
 export function encodePlan(p: CompiledPlan): Uint8Array {
   const enc = new TextEncoder();
@@ -64,8 +81,9 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
   const temp = enc.encode(p.tempDir ?? '');
   const ndim = p.start.length;
   const list = (a: number) => p.indices?.[a] ?? null;
+  const runs = Array.from({ length: ndim }, (_x, a) => (list(a) ? indexRuns(list(a)!) : null));
   let selectBytes = 0;
-  for (let a = 0; a < ndim; a++) selectBytes += 8 + (list(a) ? 8 + 8 * list(a)!.length : 24);
+  for (let a = 0; a < ndim; a++) selectBytes += 8 + (runs[a] ? 8 + 8 * runs[a]!.length : list(a) ? 8 + 8 * list(a)!.length : 24);
   const hasAgg = p.op !== 'none';
   const shardRun = p.shard !== undefined && (p.shard.count !== undefined || (p.shard.round?.length ?? 0) > 0);
   const shard = p.shard && (shardRun || !(p.shard.begin === 0 && p.shard.end === 1 && p.shard.of === 1)) ? p.shard : undefined;
@@ -90,7 +108,11 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
   section(SECTION.select, sizes[0]);
   for (let a = 0; a < ndim; a++) {
     const idx = list(a);
-    if (idx) {
+    const r = runs[a];
+    if (r) {
+      u32(AXIS_RUNS); u32(0); u64(r.length / 2);
+      for (let i = 0; i < r.length; i++) u64(r[i]);
+    } else if (idx) {
       u32(AXIS_INDICES); u32(0); u64(idx.length);
       for (let i = 0; i < idx.length; i++) u64(idx[i]);
     } else {

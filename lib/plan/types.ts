@@ -5,6 +5,7 @@ import type { CodecName, DTypeName, FileExecution } from '../types';
 import type { BudgetSource } from './budget';
 import type { ReadPlanChunk } from './chunks';
 import type { IoRegime } from './strategy';
+import type { WherePlanEntry } from './where';
 
 /** `dataset_<dtype>_bytes` (the reference's name for the dataset's logical bytes, one per dtype). */
 export type DatasetDtypeBytesKey = `dataset_${DTypeName}_bytes`;
@@ -69,6 +70,9 @@ export interface ReadPlan {
   /** Stored (on-disk, compressed for zstd) bytes of every touched chunk (all of them, also when
    *  `chunks` is truncated). */
   total_stored_bytes: number;
+  /** The `where` evaluated at planning (spec §4.4 where_plan, keyed by the filtered axis's dim
+   *  name or decimal index); also `execution.where_plan` once executed. */
+  where_plan?: Record<string, WherePlanEntry>;
 }
 
 /** Execution fields known before running: budget, I/O regime, preview size, device routing. */

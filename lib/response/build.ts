@@ -4,6 +4,7 @@
 import type { NativeQueryResult } from '../native';
 import { IO_MODE_NAME, STRATEGY_NAME } from '../plan/encode';
 import type { CompiledExecution, PlannedQuery } from '../plan/compile';
+import { emptyResult, nullArgFields } from './empty';
 import { aggregateResult } from './result';
 import { queryTarget, type QueryDocument } from '../query/document';
 import type { ExecutionSection, QueryResponse, QueryStatus } from './types';
@@ -87,5 +88,19 @@ export function buildExecutedResponse(planned: PlannedQuery, compiled: CompiledE
     // as its value already).
     execution.operation_element_count ??= planned.readPlan!.logical_element_count;
   }
+  // read_plan carries it through a sharded run's context too (lib/run/shard.ts)
+  const wherePlan = planned.readPlan!.where_plan;
+  if (wherePlan) execution.where_plan = wherePlan;
   return { ...plannedResponse(planned), status: 'executed', execution };
+}
+
+/**
+ * The executed response of a query whose `where` leaves no element (selection count 0 on some
+ * axis): nothing is read, every output cell holds its op's empty value (./empty.ts).
+ */
+export function buildEmptyResponse(planned: PlannedQuery, compiled: CompiledExecution): QueryResponse {
+  const r = buildExecutedResponse(planned, compiled, emptyResult(planned, compiled));
+  const op = planned.operation;
+  if (op) nullArgFields(r.execution as unknown as Record<string, unknown>, op.name, op.scalar);
+  return r;
 }

@@ -13,11 +13,13 @@ import type { QueryDocument } from '../query/document';
 import type { DTypeName, TetTypedArray } from '../types';
 import type { IoModeName, StrategyName } from '../plan/encode';
 import type { CatalogSection, PlannedExecutionFields, ReadPlan } from '../plan/types';
+import type { WherePlanEntry } from '../plan/where';
 
 /** validated: no file given; planned: read plan only; executed: ran; unmatched: no such dataset. */
 export type QueryStatus = 'validated' | 'planned' | 'executed' | 'unmatched';
 
 export type { CatalogSection, ChunkTouchPolicy, ReadPlan, ReadPlanAxis } from '../plan/types';
+export type { WherePlanEntry } from '../plan/where';
 
 export type ScalarValue = number | boolean | bigint;
 export type IntegerList = (number | bigint)[];
@@ -69,8 +71,9 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   operation_all_finite?: boolean;
   operation_any_nan?: boolean;
   operation_any_inf?: boolean;
-  operation_argmin_index?: number | bigint;
-  operation_argmax_index?: number | bigint;
+  /** null when the `where` leaves nothing to search (spec §4.5). */
+  operation_argmin_index?: number | bigint | null;
+  operation_argmax_index?: number | bigint | null;
   operation_nan_count?: number | bigint;
   operation_inf_count?: number | bigint;
   operation_null_count?: number | bigint;
@@ -108,8 +111,8 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   operation_reduced_all_finite?: boolean[];
   operation_reduced_any_nan?: boolean[];
   operation_reduced_any_inf?: boolean[];
-  operation_reduced_argmin?: IntegerList;
-  operation_reduced_argmax?: IntegerList;
+  operation_reduced_argmin?: IntegerList | null[];
+  operation_reduced_argmax?: IntegerList | null[];
   operation_reduced_nan_count?: IntegerList;
   operation_reduced_inf_count?: IntegerList;
   operation_reduced_null_count?: IntegerList;
@@ -118,6 +121,10 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   operation_reduced_median?: Float64Array;
   operation_reduced_quantile?: Float64Array;
   operation_reduced_histogram_counts?: IntegerList;
+
+  /** Per filtered axis (dim name, or decimal index without dim_names): how its `where` was
+   *  settled (spec §4.4); `selected` counts positions before `selection`. Only with a `where`. */
+  where_plan?: Record<string, WherePlanEntry>;
 }
 
 export interface QueryResponse {

@@ -2,15 +2,16 @@
 // query/ (parse + validate) -> plan/ (domain plan) -> engine (native run) -> response/.
 import { binding } from '../binding';
 import { runCompiled } from '../engine';
-import { TetCancelledError } from '../errors';
+import { TetCancelledError, TetQueryError } from '../errors';
 import type { NativeFileHandle } from '../native';
 import { compileExecution, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
 import { allocateReductionOutput, reductionOutputSpec } from '../plan/output';
 import { toQueryDocument } from '../query/parse';
-import { buildExecutedResponse, plannedResponse } from '../response/build';
+import { buildEmptyResponse, buildExecutedResponse, plannedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
 import type { ProgressCallback } from '../progress';
 import type { QueryTarget } from '../types';
+import { where, whereSync } from './where';
 
 /** Library default preview length (the CLI picks per --format). */
 export const DEFAULT_PREVIEW = 64;
@@ -40,7 +41,8 @@ export interface RunQueryOptions {
 
 /** Plans a query against the file's catalog without executing it (status planned / unmatched). */
 export function planQuery(target: QueryTarget, input: string | object): QueryResponse {
-  return plannedResponse(planAgainstTarget(target, toQueryDocument(input)));
+  const doc = toQueryDocument(input);
+  return plannedResponse(planAgainstTarget(target, doc, undefined, whereSync(target, doc)));
 }
 
 function cancelled(): TetCancelledError {
@@ -58,13 +60,24 @@ export function compileForRun(planned: PlannedQuery, target: QueryTarget,
   });
 }
 
+/** A query whose `where` leaves no element: the empty values, nothing read (spill: an error). */
+export function emptyAnswer(planned: PlannedQuery, compiled: CompiledExecution): QueryResponse {
+  if (planned.doc.spill !== undefined) {
+    throw new TetQueryError('TET_QUERY_EMPTY_SELECTION',
+      `query $.where: selects no element of dataset ${JSON.stringify(planned.dataset!.name)}, so there is nothing to spill`);
+  }
+  return buildEmptyResponse(planned, compiled);
+}
+
 /** Validates, plans and executes a query. Unknown datasets resolve to status "unmatched". */
 export async function runQuery(target: QueryTarget, input: string | object, opts: RunQueryOptions = {}): Promise<QueryResponse> {
-  const planned = planAgainstTarget(target, toQueryDocument(input));
+  const doc = toQueryDocument(input);
+  const planned = planAgainstTarget(target, doc, undefined, await where(target, doc, opts.signal));
   if (!planned.dataset || opts.execute === false) return plannedResponse(planned);
   if (opts.signal?.aborted) throw cancelled();
   const native = binding();
   const compiled = compileForRun(planned, target, opts);
+  if (planned.selection!.elementCount === 0) return emptyAnswer(planned, compiled);
   // A partial streaming reduction's values go straight into a JS array the caller owns.
   const op = planned.operation;
   const kept = op ? planned.selection!.shape.filter((_, a) => !op.axes.includes(a)) : [];

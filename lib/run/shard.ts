@@ -12,11 +12,12 @@ import { TetCancelledError, TetError, TetQueryError, toTetError } from '../error
 import type { NativeFileHandle } from '../native';
 import { planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
 import { toQueryDocument } from '../query/parse';
-import { buildExecutedResponse, plannedResponse } from '../response/build';
+import { buildEmptyResponse, buildExecutedResponse, plannedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
 import type { ProgressCallback } from '../progress';
 import type { QueryTarget } from '../types';
-import { compileForRun } from './run';
+import { compileForRun, emptyAnswer } from './run';
+import { where } from './where';
 
 export interface QueryPartialOptions {
   /** `[i, n]`: shard i (0-based) of n. */
@@ -102,7 +103,8 @@ function checkShard(shard: unknown): [number, number] {
 export async function runQueryPartial(target: QueryTarget, input: string | object, opts: QueryPartialOptions): Promise<Uint8Array> {
   const [i, n] = checkShard(opts.shard);
   const doc = toQueryDocument(input);
-  const planned = planAgainstTarget(target, doc);
+  // every shard evaluates the where the same (the same file), so their plans agree
+  const planned = planAgainstTarget(target, doc, undefined, await where(target, doc, opts.signal));
   if (!planned.dataset) {
     const names = target.datasets.map((d) => JSON.stringify(d.name)).join(', ') || 'none';
     throw new TetQueryError('TET_QUERY_UNKNOWN_DATASET', `dataset ${JSON.stringify(doc.dataset)} not found (datasets: ${names})`);
@@ -122,6 +124,10 @@ export async function runQueryPartial(target: QueryTarget, input: string | objec
   }
   const round = opts.round === undefined ? undefined
     : opts.round.constructor === Uint8Array ? opts.round : new Uint8Array(opts.round);
+  if (planned.selection!.elementCount === 0) {
+    emptyAnswer(planned, compiled);  // throws where the unsharded query would (spill)
+    return encodeEmptyPartial({ doc: JSON.stringify(doc), shard: [i, n], context: encodeContext(context) });
+  }
   // which shard, and the round request, travel in the plan's SHARD section
   compiled.plan.shard = { begin: 0, end: 1, of: 1, index: i, count: n, ...(round ? { round } : {}) };
   return runCompiled(compiled, opts.signal, (bytes, token) => native.executePartial(target.native as NativeFileHandle,
@@ -138,6 +144,7 @@ export async function mergeRound(parts: readonly Uint8Array[], opts: MergePartia
     throw new TetError('TET_BINDING_BAD_ARGUMENT', 'mergeRound expects an array of Uint8Array partials');
   }
   if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the merge was cancelled');
+  if (parts.some(isEmptyPartial)) return { done: true, result: mergeEmptyPartials(parts) };
   const t0 = process.hrtime.bigint();
   let merged;
   try {
@@ -152,6 +159,58 @@ export async function mergeRound(parts: readonly Uint8Array[], opts: MergePartia
   const compiled = { fields: c.fields, plan: { strategy: c.strategy, ioMode: c.ioMode } } as unknown as CompiledExecution;
   merged.result!.stats.seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   return { done: true, result: buildExecutedResponse(planned, compiled, merged.result!) };
+}
+
+// ---- partials of a query whose `where` selects nothing ------------------------------------------
+// The engine never runs such a query (plan wire v2 has no 0-length axis), so its shards return
+// this small envelope instead of a native partial: "TPSE", then JSON { v, doc, shard, context }.
+// The merge checks the set (one query, every shard once) and answers the empty values.
+
+const EMPTY_PARTIAL_MAGIC = [0x54, 0x50, 0x53, 0x45];  // "TPSE"
+
+interface EmptyPartial { v: 1; doc: string; shard: [number, number]; context: string }
+
+function encodeEmptyPartial(p: Omit<EmptyPartial, 'v'>): Uint8Array {
+  const body = new TextEncoder().encode(JSON.stringify({ v: 1, ...p }));
+  const out = new Uint8Array(4 + body.length);
+  out.set(EMPTY_PARTIAL_MAGIC, 0);
+  out.set(body, 4);
+  return out;
+}
+
+function isEmptyPartial(b: Uint8Array): boolean {
+  return b.length >= 4 && EMPTY_PARTIAL_MAGIC.every((x, k) => b[k] === x);
+}
+
+function decodeEmptyPartial(b: Uint8Array): EmptyPartial {
+  try {
+    const p = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(b.subarray(4))) as EmptyPartial;
+    if (p?.v !== 1 || typeof p.doc !== 'string' || typeof p.context !== 'string' || !Array.isArray(p.shard)) throw new Error('bad fields');
+    return p;
+  } catch (err) {
+    throw new TetError('TET_SHARD_CORRUPT', `an empty-selection shard partial is unreadable: ${(err as Error).message}`);
+  }
+}
+
+function mergeEmptyPartials(parts: readonly Uint8Array[]): QueryResponse {
+  if (!parts.every(isEmptyPartial)) {
+    throw new TetError('TET_SHARD_MISMATCH', 'the partials mix shards whose where selected nothing with shards that ran: not one query over one file');
+  }
+  const ps = parts.map(decodeEmptyPartial);
+  const n = ps[0].shard[1];
+  const seen = new Set<number>();
+  for (const p of ps) {
+    if (p.doc !== ps[0].doc || p.context !== ps[0].context) throw new TetError('TET_SHARD_MISMATCH', 'the partials come from different queries');
+    if (p.shard[1] !== n) throw new TetError('TET_SHARD_MISMATCH', `shard ${p.shard[0]} of ${p.shard[1]} is from another split than ${n} shards`);
+    if (seen.has(p.shard[0])) throw new TetError('TET_SHARD_DUPLICATE', `shard ${p.shard[0]} of ${n} is given twice`);
+    seen.add(p.shard[0]);
+  }
+  if (seen.size !== n) throw new TetError('TET_SHARD_MISSING', `expected the partials of all ${n} shards, found ${seen.size}`);
+  const c = decodeContext(ps[0].context);
+  const planned = { doc: c.response.query, catalog: c.response.catalog, readPlan: c.response.read_plan,
+    operation: c.operation, dataset: { dtype: c.dtype } } as unknown as PlannedQuery;
+  const compiled = { fields: c.fields, plan: { strategy: c.strategy, ioMode: c.ioMode, previewMax: 0 } } as unknown as CompiledExecution;
+  return buildEmptyResponse(planned, compiled);
 }
 
 /**

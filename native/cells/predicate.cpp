@@ -471,7 +471,30 @@ std::vector<uint64_t> RowSet::positions() const {
   return out;
 }
 
-WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::vector<Predicate>& preds, uint32_t threads) {
+std::vector<uint64_t> RowSet::runs() const {
+  std::vector<uint64_t> out;
+  bool open = false;  // a run is open at the current bit
+  for (size_t w = 0; w < words_.size(); ++w) {
+    const uint64_t base = uint64_t(w) * 64;
+    uint64_t bits = words_[w];
+    // Whole words inside or outside a run need no bit scan (the common case on long axes).
+    if (bits == (open ? ~uint64_t(0) : 0)) continue;
+    uint64_t at = 0;  // bits below `at` are settled
+    while (at < 64) {
+      // the next bit where the state flips: the first set bit (closed) or clear bit (open) from `at`
+      const uint64_t look = (open ? ~bits : bits) >> at;
+      if (look == 0) break;
+      at += uint64_t(__builtin_ctzll(look));
+      out.push_back(base + at);  // opens a run at a set bit, closes one at a clear bit
+      open = !open;
+    }
+  }
+  if (open) out.push_back(rows_);  // padding bits are zero, so a run still open ends at rows_
+  return out;
+}
+
+WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::vector<Predicate>& preds, uint32_t threads,
+                           const std::atomic<bool>* cancel) {
   if (table >= region.tables().size())
     throw Error(Code::TET_QUERY_UNKNOWN_TABLE, "where: table index " + std::to_string(table) + " is outside the file");
   const TableInfo& info = region.tables()[table];
@@ -528,12 +551,17 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
   exec::ThreadPool& pool = exec::ThreadPool::instance();
   std::vector<std::unique_ptr<TierScratch>> scratch(pool.participants(blocks, threads));
   for (auto& s : scratch) s = std::make_unique<TierScratch>();
-  auto run = [&](uint64_t b, uint32_t slot) { outcomes[b] = evaluate_block(plan, b, res.rows.block_words(b), *scratch[slot]); };
+  auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+  auto run = [&](uint64_t b, uint32_t slot) {
+    if (cancelled()) return;
+    outcomes[b] = evaluate_block(plan, b, res.rows.block_words(b), *scratch[slot]);
+  };
   if (threads == 1 || blocks == 1) {
     for (uint64_t b = 0; b < blocks; ++b) run(b, 0);
   } else {
     pool.parallel_for(blocks, threads, run);
   }
+  if (cancelled()) throw Error(Code::TET_CANCELLED, "where: the evaluation was cancelled");
   for (const BlockOutcome& o : outcomes) {
     res.plan.blocks_zonemap_resolved += o.how == Settled::Resolved;
     res.plan.blocks_index_pruned += o.how == Settled::IndexPruned;

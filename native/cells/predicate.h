@@ -22,6 +22,7 @@
 // nothing, `not_in: []` every present row. bool orders false < true, str binary byte order.
 // An int literal against a float column is compared as the f64 it rounds to (numpy's rule).
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -84,6 +85,9 @@ class RowSet {
       for (uint64_t bits = words_[w]; bits; bits &= bits - 1) f(uint64_t(w) * 64 + uint64_t(__builtin_ctzll(bits)));
   }
   std::vector<uint64_t> positions() const;
+  // The selected rows as maximal runs, flat [start, end) pairs ascending: at most one pair per
+  // selected row and never two adjacent runs (a tensor axis selection, plan wire kind 2).
+  std::vector<uint64_t> runs() const;
   const std::vector<uint64_t>& words() const { return words_; }
   uint64_t* block_words(uint64_t block) { return words_.data() + block * (kBlockLanes / 64); }
 
@@ -106,8 +110,9 @@ struct WhereResult {
 
 // AND of `preds` over table `table` (each validated first). No predicates select every row.
 // Blocks are evaluated in parallel on tet::exec::ThreadPool (`threads` 0 = all cores, 1 = this
-// thread only); the result does not depend on it.
+// thread only); the result does not depend on it. A set `cancel` flag stops it between blocks
+// with TET_CANCELLED.
 WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::vector<Predicate>& preds,
-                           uint32_t threads = 0);
+                           uint32_t threads = 0, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace tet::cells

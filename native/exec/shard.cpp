@@ -20,6 +20,7 @@
 #include "exec/tile_input.h"
 #include "exec/work_units.h"
 #include "fold/registry.h"
+#include "util/checked.h"
 #include "util/crc32.h"
 #include "tet/error.h"
 
@@ -101,9 +102,49 @@ void put_semantic(Out& o, const QueryPlan& p) {
 constexpr size_t kSemanticBytes = 8 * 4 + 4 * 8 + 8 + 24 * 8;
 constexpr size_t kPlanBytes = kSemanticBytes + 12;
 
+// The selection tail after the fixed plan fields: per axis u32 kind (0 box, 2 runs), and for runs
+// u64 n then n x (u64 start, u64 count). Index-list axes (a `where`, `indices`) travel as their
+// runs; a partial without the tail (written before it existed) has box axes only. Semantic: it
+// is fingerprinted with the fixed semantic fields.
+void put_selection(Out& o, const QueryPlan& p) {
+  for (uint32_t a = 0; a < p.ndim; ++a) {
+    const bool box = p.kind[a] == AxisKind::Box;
+    o.put<uint32_t>(box ? 0u : 2u);
+    if (box) continue;
+    o.put<uint64_t>(p.runs[a].size());
+    for (const AxisRun& r : p.runs[a]) o.put<uint64_t>(r.start), o.put<uint64_t>(r.count);
+  }
+}
+
 void put_plan(Out& o, const QueryPlan& p) {
   put_semantic(o, p);
   o.put<uint32_t>(p.threads), o.put<uint32_t>(uint32_t(p.io_mode)), o.put<uint32_t>(uint32_t(p.strategy));
+  put_selection(o, p);
+}
+
+// Reads the selection tail into `p` (its fixed start / count must agree with the runs).
+void get_selection(In& in, QueryPlan& p) {
+  if (in.at == in.n) return;  // no tail: box axes only
+  for (uint32_t a = 0; a < p.ndim; ++a) {
+    const uint32_t kind = in.get<uint32_t>();
+    if (kind == 0) continue;
+    if (kind != 2) corrupt("selection kind " + std::to_string(kind) + " on axis " + std::to_string(a));
+    const uint64_t n = in.get<uint64_t>();
+    if (n == 0 || n > kMaxIndexList || n > (in.n - in.at) / 16) corrupt("a run list of " + std::to_string(n) + " runs on axis " + std::to_string(a));
+    std::vector<AxisRun> runs(n);
+    uint64_t end = 0;
+    for (uint64_t k = 0; k < n; ++k) {
+      runs[k].start = in.get<uint64_t>(), runs[k].count = in.get<uint64_t>();
+      uint64_t e;
+      if (runs[k].count == 0 || runs[k].start < end || add_overflows(runs[k].start, runs[k].count, &e))
+        corrupt("the runs of axis " + std::to_string(a) + " are not ascending, disjoint and non-empty");
+      end = e;
+    }
+    const uint64_t start = p.start[a], count = p.count[a];
+    p.set_runs(a, runs);
+    if (p.start[a] != start || p.count[a] != count) corrupt("the runs of axis " + std::to_string(a) + " disagree with its start / count");
+  }
+  if (in.at != in.n) corrupt("the plan section has trailing bytes");
 }
 
 QueryPlan get_plan(In& in) {
@@ -126,6 +167,7 @@ QueryPlan get_plan(In& in) {
   p.op = Op(op), p.hist_range = flags & 1, p.has_fill = (flags & 2) != 0;
   p.io_mode = IoMode(io), p.strategy = Strategy(strat);
   if (p.ndim < 1 || p.ndim > kMaxNdim) corrupt("plan rank " + std::to_string(p.ndim));
+  get_selection(in, p);
   if ((p.reduce_mask >> p.ndim) != 0 || (p.reduce_mask == 0 && !fold::is_tier_c(p.op))) corrupt("reduce mask");
   if (fold::is_tier_c(p.op) && p.op == Op::Histogram && (p.bins == 0 || p.bins > (1u << 24))) corrupt("histogram bins");
   return p;
@@ -173,6 +215,8 @@ void check_geometry(const QueryPlan& p, const DatasetInfo& d) {
     if (p.count[a] == 0 || p.step[a] == 0 || p.start[a] >= d.shape[a] || p.count[a] > d.shape[a] ||
         (p.count[a] - 1) > (d.shape[a] - 1 - p.start[a]) / p.step[a])
       corrupt("selection on axis " + std::to_string(a) + " is outside the dataset");
+    if (p.kind[a] != AxisKind::Box && p.runs[a].back().start + p.runs[a].back().count > d.shape[a])
+      corrupt("the runs of axis " + std::to_string(a) + " end outside the dataset");
     const uint64_t pieces = std::min(p.count[a], d.grid[a]);
     if (__builtin_mul_overflow(tiles, pieces, &tiles) || tiles > kMaxTiles) corrupt("selection touches too many tiles");
     if (__builtin_mul_overflow(elems, p.count[a], &elems)) corrupt("selection element count overflows");
@@ -201,9 +245,11 @@ uint64_t file_identity(const ChunkSource& src, uint32_t dataset_id) {
   return h.h;
 }
 
-uint64_t fingerprint_of(const uint8_t* semantic, const std::string& doc) {
+// `plan` is a plan section: its semantic fields, then (past kPlanBytes) the selection tail.
+uint64_t fingerprint_of(const uint8_t* plan, size_t plan_len, const std::string& doc) {
   Fnv h;
-  h.add(semantic, kSemanticBytes);
+  h.add(plan, kSemanticBytes);
+  if (plan_len > kPlanBytes) h.add(plan + kPlanBytes, plan_len - kPlanBytes);
   h.val(uint64_t(doc.size()));
   h.add(reinterpret_cast<const uint8_t*>(doc.data()), doc.size());
   return h.h;
@@ -248,7 +294,8 @@ uint64_t body_bytes(const QueryPlan& plan, const exec::Selection& sel, uint32_t 
 
 struct Parsed {
   PartialHeader h;
-  const uint8_t* plan = nullptr;     // kPlanBytes
+  const uint8_t* plan = nullptr;     // the plan section: kPlanBytes + the selection tail
+  size_t plan_len = 0;
   const uint8_t* dataset = nullptr;  // dataset section
   size_t dataset_len = 0;
   const uint8_t* preview = nullptr;
@@ -295,10 +342,10 @@ Parsed parse(const uint8_t* bytes, size_t len) {
   if (r.h.shards == 0 || r.h.shard >= r.h.shards) corrupt("shard " + std::to_string(r.h.shard) + " of " + std::to_string(r.h.shards));
   if (r.h.unit_begin != split(r.h.units, r.h.shard, r.h.shards) || r.h.unit_end != split(r.h.units, r.h.shard + 1, r.h.shards))
     corrupt("its unit range is not shard " + std::to_string(r.h.shard) + "'s part of " + std::to_string(r.h.units) + " units");
-  if (plan_len != kPlanBytes) corrupt("plan section of " + std::to_string(plan_len) + " bytes");
+  if (plan_len < kPlanBytes) corrupt("plan section of " + std::to_string(plan_len) + " bytes");
   if (r.threads_used == 0 || r.io_mode > 2 || r.strategy > 4) corrupt("stats fields");
   r.h.op = Op(op), r.h.dtype = DType(dt);
-  r.plan = in.take(plan_len);
+  r.plan = in.take(plan_len), r.plan_len = plan_len;
   r.dataset = in.take(dataset_len), r.dataset_len = dataset_len;
   const uint8_t* doc = in.take(doc_len);
   const uint8_t* ctx = in.take(context_len);
@@ -316,7 +363,7 @@ Parsed parse(const uint8_t* bytes, size_t len) {
   r.preview = in.take(size_t(r.preview_len));
   r.body = in.take(size_t(r.body_len));
   if (r.preview_count > r.preview_len || r.preview_len != r.preview_count * preview_size(r.h.dtype)) corrupt("preview length");
-  if (fingerprint_of(r.plan, r.h.doc) != r.h.fingerprint) corrupt("the fingerprint does not match its plan and document");
+  if (fingerprint_of(r.plan, r.plan_len, r.h.doc) != r.h.fingerprint) corrupt("the fingerprint does not match its plan and document");
   In ds{r.dataset, r.dataset_len, 0, "the dataset section"};
   const uint32_t name_len = ds.get<uint32_t>();
   r.h.dataset.assign(reinterpret_cast<const char*>(ds.take(name_len)), name_len);
@@ -347,7 +394,7 @@ std::vector<uint8_t> execute_partial(const ChunkSource& src, const QueryPlan& pl
   Out planb, dsb;
   put_plan(planb, plan);
   put_dataset(dsb, d);
-  const uint64_t fingerprint = fingerprint_of(planb.b.data(), req.doc), file_id = file_identity(src, plan.dataset_id);
+  const uint64_t fingerprint = fingerprint_of(planb.b.data(), planb.b.size(), req.doc), file_id = file_identity(src, plan.dataset_id);
   exec::rounds::Request round;
   if (!req.round.empty()) {
     round = exec::rounds::decode_request(req.round.data(), req.round.size());
@@ -484,7 +531,7 @@ MergedPartials merge_partials(const std::vector<std::pair<const uint8_t*, size_t
   std::vector<const Parsed*> ordered(h0.shards);
   for (uint32_t s = 0; s < h0.shards; ++s) ordered[s] = &ps[size_t(by_shard[s])];
   const Parsed& p0 = *ordered[0];
-  In pin{p0.plan, kPlanBytes, 0, "the plan section"};
+  In pin{p0.plan, p0.plan_len, 0, "the plan section"};
   QueryPlan plan = get_plan(pin);
   In din{p0.dataset, p0.dataset_len, 0, "the dataset section"};
   const DatasetInfo d = get_dataset(din);

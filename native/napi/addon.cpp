@@ -40,6 +40,7 @@ class TetAddon : public Napi::Addon<TetAddon> {
         {"writerWriteChunk", WriterWriteChunk}, {"writerWriteSlab", WriterWriteSlab}, {"writerSetFooter", WriterSetFooter},
         {"writerCommit", WriterCommit}, {"writerAbort", WriterAbort}, {"engineStats", EngineStatsOf},
         {"fileTables", FileTables}, {"fileReadColumn", FileReadColumn},
+        {"tableWhere", TableWhere}, {"tableWhereSync", TableWhereSync},
         {"writerAddTable", WriterAddTable}, {"writerAppendTable", WriterAppendTable},
     };
     for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));

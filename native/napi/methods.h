@@ -34,6 +34,8 @@ Napi::Value VerifyTables(const Napi::CallbackInfo& info);
 // table_methods.cpp
 Napi::Value FileTables(const Napi::CallbackInfo& info);
 Napi::Value FileReadColumn(const Napi::CallbackInfo& info);
+Napi::Value TableWhere(const Napi::CallbackInfo& info);
+Napi::Value TableWhereSync(const Napi::CallbackInfo& info);
 
 // writer_methods.cpp
 Napi::Value WriterCreate(const Napi::CallbackInfo& info);

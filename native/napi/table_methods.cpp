@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cells/region.h"
+#include "cells/where_wire.h"
 #include "napi/handles.h"
 #include "napi/js_values.h"
 #include "napi/methods.h"
@@ -200,6 +201,47 @@ class ReadColumnWorker : public PromiseWorker {
   cells::StrBuffer strs_;
 };
 
+// { runs: Float64Array of [start, end) pairs, plan: where_plan counts } (lib/native.ts TableWhereResult).
+Napi::Value WhereRunsToJs(Napi::Env env, const cells::WhereRuns& w) {
+  Napi::Object o = Napi::Object::New(env);
+  Napi::Float64Array runs = Napi::Float64Array::New(env, w.runs.size());
+  for (size_t i = 0; i < w.runs.size(); ++i) runs[i] = static_cast<double>(w.runs[i]);  // axis positions < 2^53
+  o.Set("runs", runs);
+  Napi::Object p = Napi::Object::New(env);
+  auto num = [&](const char* k, uint64_t v) { p.Set(k, static_cast<double>(v)); };
+  num("rows", w.plan.rows);
+  num("selected", w.plan.selected);
+  num("blocks", w.plan.blocks);
+  num("blocks_zonemap_resolved", w.plan.blocks_zonemap_resolved);
+  num("blocks_index_pruned", w.plan.blocks_index_pruned);
+  num("blocks_decoded", w.plan.blocks_decoded);
+  num("payload_bytes_read", w.plan.payload_bytes_read);
+  o.Set("plan", p);
+  return o;
+}
+
+class TableWhereWorker : public PromiseWorker {
+ public:
+  TableWhereWorker(Napi::Env env, std::shared_ptr<File> file, std::string table, std::vector<uint8_t> wire, CancelFlag cancel)
+      : PromiseWorker(env, "tetration:tableWhere"), file_(std::move(file)), table_(std::move(table)), wire_(std::move(wire)),
+        cancel_(std::move(cancel)) {}
+
+ protected:
+  void Run() override {
+    file_->check_unchanged();
+    result_ = cells::evaluate_where_wire(RegionOf(*file_), table_, wire_.data(), wire_.size(), 0, cancel_.get());
+    file_->check_unchanged();
+  }
+  Napi::Value Result(Napi::Env env) override { return WhereRunsToJs(env, result_); }
+
+ private:
+  std::shared_ptr<File> file_;
+  std::string table_;
+  std::vector<uint8_t> wire_;
+  CancelFlag cancel_;
+  cells::WhereRuns result_;
+};
+
 }  // namespace
 
 Napi::Value FileTables(const Napi::CallbackInfo& info) {
@@ -241,6 +283,30 @@ Napi::Value FileReadColumn(const Napi::CallbackInfo& info) {
     ColumnOutput valid = ColumnOutputArg(info, 6, "valid");
     return (new ReadColumnWorker(env, std::move(file), std::move(table), std::move(column), start, count, data, valid))
         ->Start();
+  });
+}
+
+Napi::Value TableWhere(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return GuardAsync(env, [&]() -> Napi::Value {
+    std::shared_ptr<File> file = OpenFileOf(Arg(info, 0, "file"));
+    std::string table = StringArg(info, 1, "table");
+    std::vector<uint8_t> wire = BytesArg(info, 2, "predicates");
+    CancelFlag cancel = info.Length() > 3 ? UnwrapCancel(info[3]) : nullptr;
+    return (new TableWhereWorker(env, std::move(file), std::move(table), std::move(wire), std::move(cancel)))->Start();
+  });
+}
+
+Napi::Value TableWhereSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    std::shared_ptr<File> file = OpenFileOf(Arg(info, 0, "file"));
+    const std::string table = StringArg(info, 1, "table");
+    const std::vector<uint8_t> wire = BytesArg(info, 2, "predicates");
+    file->check_unchanged();
+    const cells::WhereRuns w = cells::evaluate_where_wire(RegionOf(*file), table, wire.data(), wire.size());
+    file->check_unchanged();
+    return WhereRunsToJs(env, w);
   });
 }
 

@@ -20,6 +20,7 @@
 #include "cells/predicate.h"
 #include "cells/region.h"
 #include "cells/str_builder.h"
+#include "cells/where_wire.h"
 #include "check.h"
 #include "region_bytes.h"
 #include "tet/error.h"
@@ -514,6 +515,107 @@ TEST_CASE("where: pruning on an obs-like table (zone maps, block index, For fram
   std::printf("  day AND prefix: decoded %llu zonemap %llu bytes %llu selected %llu\n", (unsigned long long)both.plan.blocks_decoded,
               (unsigned long long)both.plan.blocks_zonemap_resolved, (unsigned long long)both.plan.payload_bytes_read,
               (unsigned long long)both.plan.selected);
+}
+
+
+// Runs by hand from a position list: a new run wherever a position does not follow its predecessor.
+std::vector<uint64_t> runs_of(const std::vector<uint64_t>& pos) {
+  std::vector<uint64_t> out;
+  for (size_t k = 0; k < pos.size(); ++k) {
+    if (k == 0 || pos[k] != pos[k - 1] + 1) {
+      if (k) out.push_back(pos[k - 1] + 1);
+      out.push_back(pos[k]);
+    }
+  }
+  if (!pos.empty()) out.push_back(pos.back() + 1);
+  return out;
+}
+
+TEST_CASE("where: RowSet::runs equals the runs of its positions (word edges, full words, the table's end)") {
+  const std::vector<ModelColumn> cols = mixed_columns(3);
+  Stored st = store(cols, {"b", "i", "f", "s", "ts"});
+  size_t bad = 0, cases = 0;
+  for (size_t c = 0; c < cols.size(); ++c)
+    for (const Predicate& p : all_predicates(c, cols[c])) {
+      if (++cases % 7) continue;  // a spread of them: the runs, not the predicates, are under test
+      const WhereResult r = evaluate_where(*st.region, 0, {p});
+      if (r.rows.runs() != runs_of(r.rows.positions())) ++bad, std::printf("  runs differ: %s\n", describe(p).c_str());
+    }
+  CHECK(bad == 0);
+  // every row (one run to the end), no row, and a run ending exactly at a word and a block edge
+  CHECK(evaluate_where(*st.region, 0, {}).rows.runs() == (std::vector<uint64_t>{0, kRows}));
+  CHECK(evaluate_where(*st.region, 0, {set_of(1, WhereOp::In, {})}).rows.runs().empty());
+  const WhereResult seq = evaluate_where(*st.region, 0, {range(1, Literal::of_int(64), Literal::of_int(2048))});  // block 0 is a sequence
+  CHECK(seq.rows.runs() == runs_of(seq.rows.positions()));
+  CHECK(seq.rows.runs().size() >= 2 && seq.rows.runs()[0] == 64);
+}
+
+TEST_CASE("where wire: round trip, column names, and every malformed form by code") {
+  const std::vector<ModelColumn> cols = mixed_columns(5);
+  Stored st = store(cols, {"b", "i", "f", "s", "ts"});
+  const TableInfo& t = st.region->tables()[0];
+  const std::vector<Predicate> preds{cmp(1, WhereOp::Ge, Literal::of_int(INT64_MIN)), range(2, Literal::of_float(-1.5), std::nullopt),
+                                     set_of(3, WhereOp::NotIn, {Literal::of_str("a"), Literal::of_str("\xff\xfe")}),
+                                     flag(2, WhereOp::IsNan, false), flag(0, WhereOp::IsNull, false), cmp(3, WhereOp::Prefix, Literal::of_str("ev")),
+                                     cmp(0, WhereOp::Eq, Literal::of_bool(true))};
+  const std::vector<uint8_t> wire = encode_where_wire(t, preds);
+  const WhereRuns w = evaluate_where_wire(*st.region, "t", wire.data(), wire.size());
+  const std::vector<uint64_t> want = model_where(cols, preds, kRows);
+  CHECK(w.runs == runs_of(want));
+  CHECK(w.plan.selected == want.size() && w.plan.rows == kRows);
+  const std::vector<Predicate> back = decode_where_wire(t, wire.data(), wire.size());
+  CHECK(back.size() == preds.size() && back[1].lo && !back[1].hi && back[2].set.size() == 2 && back[3].flag == false);
+  CHECK(back[0].value.i == INT64_MIN && back[5].value.s == "ev" && back[2].set[1].s == "\xff\xfe");
+
+  auto code_of = [&](std::vector<uint8_t> b) -> std::string {
+    try {
+      decode_where_wire(t, b.data(), b.size());
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return "none";
+  };
+  std::vector<uint8_t> one = encode_where_wire(t, {cmp(1, WhereOp::Eq, Literal::of_int(7))});
+  // header: magic, version, count, reserved
+  for (size_t at : {size_t(0), size_t(4), size_t(12)}) {
+    std::vector<uint8_t> b = one;
+    b[at] ^= 1;
+    CHECK(code_of(b) == "TET_PLAN_INVALID");
+  }
+  { std::vector<uint8_t> b = one; b[8] = 0x10; b[9] = 0x10; CHECK(code_of(b) == "TET_PLAN_INVALID"); }  // 4112 predicates
+  // every truncation, and a trailing byte
+  for (size_t n = 0; n < one.size(); ++n) CHECK(code_of(std::vector<uint8_t>(one.begin(), one.begin() + long(n))) == "TET_PLAN_INVALID");
+  { std::vector<uint8_t> b = one; b.push_back(0); CHECK(code_of(b) == "TET_PLAN_INVALID"); }
+  // predicate bytes: op 12, flag 2, reserved, a flag on eq
+  { std::vector<uint8_t> b = one; b[16] = 12; CHECK(code_of(b) == "TET_PLAN_INVALID"); }
+  { std::vector<uint8_t> b = one; b[17] = 2; CHECK(code_of(b) == "TET_PLAN_INVALID"); }
+  { std::vector<uint8_t> b = one; b[18] = 1; CHECK(code_of(b) == "TET_PLAN_INVALID"); }
+  { std::vector<uint8_t> b = one; b[17] = 1; CHECK(code_of(b) == "TET_PLAN_INVALID"); }
+  // name "i" at 20..24 + 1 byte; literal count at 25; type at 29
+  { std::vector<uint8_t> b = one; b[24] = 'q'; CHECK(code_of(b) == "TET_QUERY_UNKNOWN_COLUMN"); }
+  { std::vector<uint8_t> b = one; b[20] = 0xff; b[21] = 0xff; b[22] = 0xff; b[23] = 0xff; CHECK(code_of(b) == "TET_PLAN_INVALID"); }
+  { std::vector<uint8_t> b = one; b[25] = 2; CHECK(code_of(b) == "TET_PLAN_INVALID"); }
+  { std::vector<uint8_t> b = one; b[29] = 0; CHECK(code_of(b) == "TET_PLAN_INVALID"); }  // absent outside a range
+  { std::vector<uint8_t> b = one; b[29] = 9; CHECK(code_of(b) == "TET_PLAN_INVALID"); }
+  { std::vector<uint8_t> b = one; b[29] = 3; CHECK(code_of(b) == "TET_QUERY_BAD_LITERAL"); }  // 7's bits as an f64: a denormal, not an integer
+  // a bool literal byte of 2, a range with one literal, an in over the limit, literal checks
+  std::vector<uint8_t> bb = encode_where_wire(t, {cmp(0, WhereOp::Eq, Literal::of_bool(true))});
+  bb.back() = 2;
+  CHECK(code_of(bb) == "TET_PLAN_INVALID");
+  std::vector<uint8_t> rg = encode_where_wire(t, {range(1, Literal::of_int(1), std::nullopt)});
+  rg[25] = 1, rg.pop_back();
+  CHECK(code_of(rg) == "TET_PLAN_INVALID");
+  std::vector<uint8_t> in = encode_where_wire(t, {set_of(1, WhereOp::In, {})});
+  in[25] = 0x01, in[26] = 0x00, in[27] = 0x01;  // 65537 values announced
+  CHECK(code_of(in) == "TET_PLAN_INVALID");
+  std::vector<uint8_t> lit = encode_where_wire(t, {cmp(3, WhereOp::Eq, Literal::of_int(1))});
+  CHECK(code_of(lit) == "TET_QUERY_BAD_LITERAL");
+  std::vector<uint8_t> op = encode_where_wire(t, {flag(1, WhereOp::IsNan, true)});
+  CHECK(code_of(op) == "TET_QUERY_WHERE_OP");
+  CHECK_THROWS_CODE(evaluate_where_wire(*st.region, "nope", one.data(), one.size()), "TET_QUERY_UNKNOWN_TABLE");
+  // cancellation before the first block
+  std::atomic<bool> cancel{true};
+  CHECK_THROWS_CODE(evaluate_where_wire(*st.region, "t", one.data(), one.size(), 0, &cancel), "TET_CANCELLED");
 }
 
 }  // namespace
