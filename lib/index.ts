@@ -20,10 +20,11 @@ export { DTYPE_BY_TAG, DTYPE_TAG, DTYPE_SIZE } from './types';
 export type * from './types';
 
 // Queries (lib/query: documents; lib/run: running them; lib/response: what they return)
-export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, QUERY_LIMITS } from './query';
+export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, QUERY_LIMITS, WHERE_OPS } from './query';
 export type {
   QueryDocument, QueryFormat, SelectionAxisWire, AxisSpec, AxisToken, AxisParams, ExecutionHints,
   NullCountParams, QuantileParams, HistogramParams, ReductionName,
+  WherePredicate, WhereLiteral, WhereOpName, GroupBySpec, GroupByWire, TimeBucket, ColumnParams, OrderBySpec,
 } from './query';
 export type { SimpleOpName, ParamOpName } from './query/document';
 export { runQuery, planQuery, mergePartials, mergeRound, runSharded, MAX_SHARD_ROUNDS } from './run';

@@ -91,7 +91,7 @@ function quietExtras(ex: ExecutionSection): [string, unknown][] {
  *   no file     dataset=a status=ok hint=pass --tet
  */
 export function quietLine(resp: QueryResponse): string {
-  const parts = [`dataset=${bareText(resp.query.dataset)}`];
+  const parts = [resp.query.table !== undefined ? `table=${bareText(resp.query.table)}` : `dataset=${bareText(resp.query.dataset!)}`];
   const ex = resp.execution;
   const rp = resp.read_plan;
   if (resp.status === 'unmatched') {

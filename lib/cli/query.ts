@@ -129,7 +129,7 @@ async function queryFile(doc: QueryDocument, tet: string, o: {
       ...(bar ? { onProgress: (p: Progress) => bar.update(p) } : {}),
     });
     bar?.stop();
-    if (o.plot && resp.status === 'executed') await writePlot(resp, o.plot, file.metadata.datasets?.[doc.dataset]);
+    if (o.plot && resp.status === 'executed') await writePlot(resp, o.plot, (doc.dataset !== undefined ? file.metadata.datasets?.[doc.dataset] : undefined));
     return resp;
   } finally {
     bar?.stop();

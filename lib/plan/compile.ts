@@ -122,9 +122,13 @@ function storedBytesOf(target: QueryTarget, ds: DatasetInfo, perAxis: Parameters
 /** Resolves the document against the target's catalog; no execution, no host probing. */
 export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
   chunkListLimit = MAX_LISTED_CHUNKS): PlannedQuery {
+  if (doc.table !== undefined || doc.where !== undefined || doc.group_by !== undefined) {
+    // The wire validates; the table-query and where / group_by planners land with issue 12.
+    throw new TetQueryError('TET_QUERY_UNSUPPORTED', 'table queries, "where" and "group_by" are not planned by this build yet');
+  }
   const ds = target.datasets.find((d) => d.name === doc.dataset) ?? null;
   const meta = ds ? datasetMetadata(target.metadata, ds.name) : {};
-  const catalog = catalogSection(target, doc.dataset, ds, meta);
+  const catalog = catalogSection(target, doc.dataset!, ds, meta);
   if (!ds) {
     return { doc, catalog, readPlan: null, dataset: null, meta, selection: null, operation: null };
   }

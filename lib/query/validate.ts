@@ -6,7 +6,9 @@ import schemaValidate from './generated/validate.js';
 import type { QuerySchemaError } from './generated/validate.js';
 import querySchema from '../../schema/query.schema.json';
 import { QUERY_LIMITS } from './limits';
-import { REDUCTION_KEYS, TOP_LEVEL_KEYS, type QueryDocument } from './document';
+import {
+  groupKeys, predicateOp, REDUCTION_KEYS, TABLE_ONLY_KEYS, TOP_LEVEL_KEYS, WHERE_OPS, type QueryDocument,
+} from './document';
 import { describeFound, jsonPathFromPointer, queryError } from './errors';
 import { checkIndexAxisKeys, checkIndexList } from './indices';
 
@@ -107,6 +109,7 @@ export function validateQuery(value: unknown): QueryDocument {
     throw new TetQueryError('TET_QUERY_MULTIPLE_REDUCTIONS',
       `query $: expected at most one reduction key, found ${reductions.length} (${reductions.join(', ')})`);
   }
+  checkTarget(value);
   if (!schemaValidate(value)) {
     const errs = schemaValidate.errors ?? [];
     // The last error of a failed anyOf is the anyOf itself: its description covers the branches.
@@ -119,10 +122,134 @@ export function validateQuery(value: unknown): QueryDocument {
   return structuredClone(value) as QueryDocument;
 }
 
-function checkSemantics(doc: QueryDocument): void {
-  if (doc.dataset.trim().length === 0) {
-    throw queryError('TET_QUERY_INVALID', '$.dataset', 'a non-empty dataset name', doc.dataset);
+function checkTarget(value: Record<string, unknown>): void {
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(value, k);
+  if (!has('dataset') && !has('table')) {
+    throw new TetQueryError('TET_QUERY_MISSING_KEY', 'query $: missing required key "dataset" (or "table" for a table query)');
   }
+  if (has('dataset') && has('table')) {
+    throw new TetQueryError('TET_QUERY_INVALID', 'query $: expected exactly one of "dataset" and "table", found both');
+  }
+}
+
+// Ops that group_by does not take (spec §4.2, §4.5), and the ones a table query does not take.
+const NOT_GROUPED = new Set(['arg_min', 'arg_max', 'histogram', 'covariance', 'correlation']);
+const NOT_ON_TABLES = new Set(['arg_min', 'arg_max', 'covariance', 'correlation']);
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function checkWhere(doc: QueryDocument): void {
+  (doc.where ?? []).forEach((p, i) => {
+    const ops = WHERE_OPS.filter((k) => (p as unknown as Record<string, unknown>)[k] !== undefined);
+    if (ops.length !== 1) {
+      throw new TetQueryError('TET_QUERY_WHERE_OP',
+        `query $.where[${i}]: expected exactly one op (${WHERE_OPS.join(', ')}), found ${ops.length ? ops.join(', ') : 'none'}`);
+    }
+    if (doc.table !== undefined && p.axis !== undefined) {
+      throw new TetQueryError('TET_QUERY_WHERE_OP',
+        `query $.where[${i}].axis: a table query's predicates name columns of the table; "axis" is for dataset queries`);
+    }
+    void predicateOp(p);
+  });
+}
+
+function checkGroupBy(doc: QueryDocument, reduction: string | undefined): void {
+  if (doc.group_by === undefined) return;
+  if (Array.isArray(doc.group_by) && doc.table === undefined) {
+    throw new TetQueryError('TET_QUERY_GROUP_BY',
+      'query $.group_by: a list of group keys (composite keys) is for table queries; a dataset query groups by one key');
+  }
+  groupKeys(doc).forEach((k, i) => {
+    const at = Array.isArray(doc.group_by) ? `$.group_by[${i}]` : '$.group_by';
+    if (k.bucket !== undefined && k.width !== undefined) {
+      throw new TetQueryError('TET_QUERY_GROUP_BY', `query ${at}: expected "bucket" or "width", found both`);
+    }
+    if (k.width !== undefined && !Number.isFinite(k.width)) {
+      throw new TetQueryError('TET_QUERY_GROUP_BY', `query ${at}.width: expected a positive finite number, found ${describeFound(k.width)}`);
+    }
+    if (doc.table !== undefined && k.axis !== undefined) {
+      throw new TetQueryError('TET_QUERY_GROUP_BY', `query ${at}.axis: a table query groups by its own columns; "axis" is for dataset queries`);
+    }
+  });
+  if (reduction === undefined) {
+    throw new TetQueryError('TET_QUERY_GROUP_BY', 'query $.group_by: expected a reduction to compute per group, found none');
+  }
+  if (NOT_GROUPED.has(reduction)) {
+    throw new TetQueryError('TET_QUERY_GROUP_BY',
+      `query $.group_by: ${reduction} does not take group_by (every tier A/B reduction but arg_min / arg_max, plus median and quantile, do)`);
+  }
+  if (doc.columns !== undefined) {
+    throw new TetQueryError('TET_QUERY_GROUP_BY', 'query $.group_by: "columns" returns rows and does not take group_by');
+  }
+}
+
+function checkTableQuery(doc: QueryDocument, reduction: string | undefined): void {
+  for (const k of ['selection', 'spill'] as const) {
+    if (doc[k] !== undefined) {
+      const hint = k === 'selection' ? ' (filter rows with "where", page with "offset" / "limit")' : '';
+      throw new TetQueryError('TET_QUERY_INVALID', `query $.${k}: a table query does not take "${k}"${hint}`);
+    }
+  }
+  if (reduction !== undefined && NOT_ON_TABLES.has(reduction)) {
+    throw new TetQueryError('TET_QUERY_UNSUPPORTED', `query $.${reduction}: ${reduction} is not a table reduction`);
+  }
+  if (reduction !== undefined && doc.columns !== undefined) {
+    throw new TetQueryError('TET_QUERY_INVALID', `query $: expected a reduction or "columns", found both (${reduction}, columns)`);
+  }
+  if (reduction === undefined && doc.columns === undefined) {
+    throw new TetQueryError('TET_QUERY_MISSING_KEY',
+      'query $: a table query needs a reduction such as {"sum": {"column": "x"}} or "columns": [names]');
+  }
+  if (doc.columns === undefined) {
+    const stray = (['limit', 'offset', 'order_by'] as const).find((k) => doc[k] !== undefined);
+    if (stray) throw new TetQueryError('TET_QUERY_INVALID', `query $.${stray}: "${stray}" goes with "columns"`);
+  } else {
+    const seen = new Set<string>();
+    doc.columns.forEach((c, i) => {
+      if (seen.has(c)) throw queryError('TET_QUERY_INVALID', `$.columns[${i}]`, 'distinct column names', c);
+      seen.add(c);
+    });
+  }
+  if (reduction !== undefined) {
+    const v = (doc as Record<string, unknown>)[reduction];
+    const rowsCount = reduction === 'count' && (Array.isArray(v) ? v.length === 0 : isObj(v) && v.column === undefined);
+    if (!rowsCount && !(isObj(v) && typeof v.column === 'string')) {
+      throw queryError('TET_QUERY_INVALID', `$.${reduction}`,
+        reduction === 'count' ? '{"column": name}, or [] / {} to count rows' : '{"column": name} (a table reduction names its column)', v);
+    }
+    if (isObj(v) && (v.axis !== undefined || v.axes !== undefined || v.fill !== undefined)) {
+      throw queryError('TET_QUERY_INVALID', `$.${reduction}`, 'a table reduction without axis, axes or fill', v);
+    }
+  }
+}
+
+function checkDatasetQuery(doc: QueryDocument, reduction: string | undefined): void {
+  const stray = TABLE_ONLY_KEYS.find((k) => doc[k] !== undefined);
+  if (stray) throw new TetQueryError('TET_QUERY_INVALID', `query $.${stray}: "${stray}" is for table queries ("table": name)`);
+  if (reduction !== undefined) {
+    const v = (doc as Record<string, unknown>)[reduction];
+    if (isObj(v) && v.column !== undefined) {
+      throw new TetQueryError('TET_QUERY_INVALID',
+        `query $.${reduction}.column: a dataset query reduces axes, not columns ("column" is for table queries)`);
+    }
+  }
+}
+
+function checkSemantics(doc: QueryDocument): void {
+  const reduction = REDUCTION_KEYS.find((k) => doc[k] !== undefined);
+  if (doc.table !== undefined) {
+    if (doc.table.trim().length === 0) throw queryError('TET_QUERY_INVALID', '$.table', 'a non-empty table name', doc.table);
+    checkTableQuery(doc, reduction);
+  } else {
+    if (doc.dataset!.trim().length === 0) {
+      throw queryError('TET_QUERY_INVALID', '$.dataset', 'a non-empty dataset name', doc.dataset);
+    }
+    checkDatasetQuery(doc, reduction);
+  }
+  checkWhere(doc);
+  checkGroupBy(doc, reduction);
   (doc.selection ?? []).forEach((axis, i) => {
     if (!axis) return;
     const at = `$.selection[${i}]`;

@@ -5,14 +5,14 @@ import type { NativeQueryResult } from '../native';
 import { IO_MODE_NAME, STRATEGY_NAME } from '../plan/encode';
 import type { CompiledExecution, PlannedQuery } from '../plan/compile';
 import { aggregateResult } from './result';
-import type { QueryDocument } from '../query/document';
+import { queryTarget, type QueryDocument } from '../query/document';
 import type { ExecutionSection, QueryResponse, QueryStatus } from './types';
 import { operationFields } from './wire';
 
 /** The top-level fields every response carries (the reference's names beside `status`). */
 function envelope(status: QueryStatus, doc: QueryDocument, tetFile: string | null): QueryResponse {
   return {
-    status, accepted: true, dataset: doc.dataset, tet_file: tetFile,
+    status, accepted: true, dataset: queryTarget(doc), ...(doc.table !== undefined ? { table: doc.table } : {}), tet_file: tetFile,
     selection_axes: Array.isArray(doc.selection) ? doc.selection.length : 0, query: doc,
   };
 }

@@ -119,8 +119,10 @@ export interface QueryResponse {
   status: QueryStatus;
   /** The query document was valid (always true: an invalid one throws). Reference field. */
   accepted: boolean;
-  /** The queried dataset name (= query.dataset). Reference field. */
+  /** The queried dataset name (= query.dataset; a table query: the table's name). Reference field. */
   dataset: string;
+  /** A table query: the queried table (= query.table). */
+  table?: string;
   /** The .tet file planned against (= catalog.file), null when only validated. Reference field. */
   tet_file: string | null;
   /** Entries in the query's `selection` (0 without one). Reference field. */

@@ -3,17 +3,1002 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://tetration.dev/schema/query.schema.json","title":"tetration query document (flat wire, layout v1)","description":"an object with \"dataset\" and at most one reduction key","type":"object","additionalProperties":false,"required":["dataset"],"properties":{"dataset":{"description":"a non-empty dataset name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024,"pattern":"\\S"},"layout_version":{"description":"layout version 1","type":"integer","const":1},"selection":{"description":"an array with one entry per axis (at most 8): null, {start, stop, step, start_label, stop_label} or {indices}","type":["array","null"],"maxItems":8,"items":{"$ref":"#/definitions/axisSelection"}},"execution":{"$ref":"#/definitions/execution"},"spill":{"description":"a non-empty spill file path (at most 4096 characters)","type":"string","minLength":1,"maxLength":4096},"sum":{"$ref":"#/definitions/axisSpec"},"mean":{"$ref":"#/definitions/axisSpec"},"min":{"$ref":"#/definitions/axisSpec"},"max":{"$ref":"#/definitions/axisSpec"},"count":{"$ref":"#/definitions/axisSpec"},"var":{"$ref":"#/definitions/axisSpec"},"std":{"$ref":"#/definitions/axisSpec"},"product":{"$ref":"#/definitions/axisSpec"},"norm_l1":{"$ref":"#/definitions/axisSpec"},"norm_l2":{"$ref":"#/definitions/axisSpec"},"all_finite":{"$ref":"#/definitions/axisSpec"},"any_nan":{"$ref":"#/definitions/axisSpec"},"any_inf":{"$ref":"#/definitions/axisSpec"},"arg_min":{"$ref":"#/definitions/axisSpec"},"arg_max":{"$ref":"#/definitions/axisSpec"},"nan_count":{"$ref":"#/definitions/axisSpec"},"inf_count":{"$ref":"#/definitions/axisSpec"},"nan_mean":{"$ref":"#/definitions/axisSpec"},"nan_std":{"$ref":"#/definitions/axisSpec"},"median":{"$ref":"#/definitions/axisSpec"},"null_count":{"description":"an axis spec or an object {fill, axis | axes}","anyOf":[{"$ref":"#/definitions/axisSpec"},{"$ref":"#/definitions/nullCountParams"}]},"quantile":{"$ref":"#/definitions/quantileParams"},"histogram":{"$ref":"#/definitions/histogramParams"},"covariance":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]},"correlation":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]}},"definitions":{"count":{"description":"a non-negative integer","type":"integer","minimum":0,"maximum":9007199254740991},"label":{"description":"a coordinate label (string of at most 4096 characters, or a number)","type":["string","number"],"maxLength":4096},"axisSelection":{"description":"null or an object {start, stop, step, start_label, stop_label} or {indices}","type":["object","null"],"additionalProperties":false,"properties":{"indices":{"description":"an index list: 1 to 16777216 non-negative integers, strictly ascending","type":["array","null"],"minItems":1,"maxItems":16777216,"items":{"description":"a non-negative integer index","type":"integer","minimum":0,"maximum":9007199254740991}},"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}},"axisToken":{"description":"an axis: a non-negative integer, a decimal string or a dimension name","anyOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"}]},"axisSpec":{"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}}]},"axisParams":{"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"nullCountParams":{"description":"an object {fill, axis | axes}","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"quantileParams":{"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"histogramParams":{"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}},"execution":{"description":"an object {memory_budget_bytes, memory_budget_percent, memory_budget_percent_bps, fold_parallel, threads, device}","type":"object","additionalProperties":false,"properties":{"memory_budget_bytes":{"description":"a positive byte count","type":"integer","minimum":1,"maximum":9007199254740991},"memory_budget_percent":{"description":"a percentage in (0, 100]","type":"number","exclusiveMinimum":0,"maximum":100},"memory_budget_percent_bps":{"description":"basis points between 1 and 10000","type":"integer","minimum":1,"maximum":10000},"fold_parallel":{"description":"a boolean","type":"boolean"},"threads":{"description":"a thread count between 1 and 4096","type":"integer","minimum":1,"maximum":4096},"device":{"description":"a device token: cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi","type":"string","pattern":"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"}}}}};
-const schema12 = {"description":"null or an object {start, stop, step, start_label, stop_label} or {indices}","type":["object","null"],"additionalProperties":false,"properties":{"indices":{"description":"an index list: 1 to 16777216 non-negative integers, strictly ascending","type":["array","null"],"minItems":1,"maxItems":16777216,"items":{"description":"a non-negative integer index","type":"integer","minimum":0,"maximum":9007199254740991}},"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}};
-const schema13 = {"description":"an object {memory_budget_bytes, memory_budget_percent, memory_budget_percent_bps, fold_parallel, threads, device}","type":"object","additionalProperties":false,"properties":{"memory_budget_bytes":{"description":"a positive byte count","type":"integer","minimum":1,"maximum":9007199254740991},"memory_budget_percent":{"description":"a percentage in (0, 100]","type":"number","exclusiveMinimum":0,"maximum":100},"memory_budget_percent_bps":{"description":"basis points between 1 and 10000","type":"integer","minimum":1,"maximum":10000},"fold_parallel":{"description":"a boolean","type":"boolean"},"threads":{"description":"a thread count between 1 and 4096","type":"integer","minimum":1,"maximum":4096},"device":{"description":"a device token: cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi","type":"string","pattern":"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"}}};
-const schema15 = {"description":"an axis: a non-negative integer, a decimal string or a dimension name","anyOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"}]};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://tetration.dev/schema/query.schema.json","title":"tetration query document (flat wire, layout v1)","description":"an object with \"dataset\" or \"table\" and at most one reduction key","type":"object","additionalProperties":false,"properties":{"dataset":{"description":"a non-empty dataset name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024,"pattern":"\\S"},"table":{"description":"a non-empty table name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024,"pattern":"\\S"},"where":{"description":"a list of at most 256 predicates {axis?, column, <op>: value}, AND-ed","type":"array","maxItems":256,"items":{"$ref":"#/definitions/predicate"}},"group_by":{"description":"a group key: \"column\", \"axis.column\", {axis?, column, bucket?, width?}, or (table queries) a list of 1 to 4 of those","anyOf":[{"$ref":"#/definitions/groupKey"},{"type":"array","minItems":1,"maxItems":4,"items":{"$ref":"#/definitions/groupKey"}}]},"columns":{"description":"a list of 1 to 1024 distinct column names","type":"array","minItems":1,"maxItems":1024,"items":{"$ref":"#/definitions/columnName"}},"limit":{"description":"a row count between 0 and 1000000","type":"integer","minimum":0,"maximum":1000000},"offset":{"$ref":"#/definitions/count"},"order_by":{"description":"a list of 1 to 8 sort keys {column, desc?}","type":"array","minItems":1,"maxItems":8,"items":{"description":"a sort key {column, desc?}","type":"object","additionalProperties":false,"required":["column"],"properties":{"column":{"$ref":"#/definitions/columnName"},"desc":{"description":"a boolean","type":"boolean"}}}},"layout_version":{"description":"layout version 1","type":"integer","const":1},"selection":{"description":"an array with one entry per axis (at most 8): null, {start, stop, step, start_label, stop_label} or {indices}","type":["array","null"],"maxItems":8,"items":{"$ref":"#/definitions/axisSelection"}},"execution":{"$ref":"#/definitions/execution"},"spill":{"description":"a non-empty spill file path (at most 4096 characters)","type":"string","minLength":1,"maxLength":4096},"sum":{"$ref":"#/definitions/axisSpec"},"mean":{"$ref":"#/definitions/axisSpec"},"min":{"$ref":"#/definitions/axisSpec"},"max":{"$ref":"#/definitions/axisSpec"},"count":{"$ref":"#/definitions/axisSpec"},"var":{"$ref":"#/definitions/axisSpec"},"std":{"$ref":"#/definitions/axisSpec"},"product":{"$ref":"#/definitions/axisSpec"},"norm_l1":{"$ref":"#/definitions/axisSpec"},"norm_l2":{"$ref":"#/definitions/axisSpec"},"all_finite":{"$ref":"#/definitions/axisSpec"},"any_nan":{"$ref":"#/definitions/axisSpec"},"any_inf":{"$ref":"#/definitions/axisSpec"},"arg_min":{"$ref":"#/definitions/axisSpec"},"arg_max":{"$ref":"#/definitions/axisSpec"},"nan_count":{"$ref":"#/definitions/axisSpec"},"inf_count":{"$ref":"#/definitions/axisSpec"},"nan_mean":{"$ref":"#/definitions/axisSpec"},"nan_std":{"$ref":"#/definitions/axisSpec"},"median":{"$ref":"#/definitions/axisSpec"},"null_count":{"description":"an axis spec or an object {fill, axis | axes}","anyOf":[{"$ref":"#/definitions/axisSpec"},{"$ref":"#/definitions/nullCountParams"}]},"quantile":{"$ref":"#/definitions/quantileParams"},"histogram":{"$ref":"#/definitions/histogramParams"},"covariance":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]},"correlation":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]}},"definitions":{"count":{"description":"a non-negative integer","type":"integer","minimum":0,"maximum":9007199254740991},"label":{"description":"a coordinate label (string of at most 4096 characters, or a number)","type":["string","number"],"maxLength":4096},"axisSelection":{"description":"null or an object {start, stop, step, start_label, stop_label} or {indices}","type":["object","null"],"additionalProperties":false,"properties":{"indices":{"description":"an index list: 1 to 16777216 non-negative integers, strictly ascending","type":["array","null"],"minItems":1,"maxItems":16777216,"items":{"description":"a non-negative integer index","type":"integer","minimum":0,"maximum":9007199254740991}},"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}},"axisToken":{"description":"an axis: a non-negative integer, a decimal string or a dimension name","anyOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"}]},"axisSpec":{"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those; for table queries {column}","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}},{"$ref":"#/definitions/columnParams"}]},"columnName":{"description":"a non-empty column name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024},"columnParams":{"description":"an object {column} (table queries; {} with count counts rows)","type":"object","additionalProperties":false,"properties":{"column":{"$ref":"#/definitions/columnName"}}},"literal":{"description":"a value: a string (at most 65536 characters), a number or a boolean","type":["string","number","boolean"],"maxLength":65536},"predicate":{"description":"a predicate {axis?, column, <op>: value} with exactly one op of eq, ne, lt, le, gt, ge, in, not_in, range, prefix, is_null, is_nan","type":"object","additionalProperties":false,"required":["column"],"properties":{"axis":{"$ref":"#/definitions/axisToken"},"column":{"$ref":"#/definitions/columnName"},"eq":{"$ref":"#/definitions/literal"},"ne":{"$ref":"#/definitions/literal"},"lt":{"$ref":"#/definitions/literal"},"le":{"$ref":"#/definitions/literal"},"gt":{"$ref":"#/definitions/literal"},"ge":{"$ref":"#/definitions/literal"},"in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"not_in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"range":{"description":"a pair [lo, hi] (half-open; null = unbounded)","type":"array","minItems":2,"maxItems":2,"items":{"anyOf":[{"$ref":"#/definitions/literal"},{"type":"null"}]}},"prefix":{"description":"a string (at most 65536 characters)","type":"string","maxLength":65536},"is_null":{"description":"a boolean","type":"boolean"},"is_nan":{"description":"a boolean","type":"boolean"}}},"groupKey":{"description":"a group key: \"column\", \"axis.column\" or {axis?, column, bucket?, width?}","anyOf":[{"type":"string","minLength":1,"maxLength":2048},{"type":"object","additionalProperties":false,"required":["column"],"properties":{"axis":{"$ref":"#/definitions/axisToken"},"column":{"$ref":"#/definitions/columnName"},"bucket":{"description":"one of year, month, day, hour, minute","type":"string","enum":["year","month","day","hour","minute"]},"width":{"description":"a positive finite number","type":"number","exclusiveMinimum":0}}}]},"axisParams":{"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"nullCountParams":{"description":"an object {fill, axis | axes} (table queries: {column})","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"quantileParams":{"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"histogramParams":{"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}},"execution":{"description":"an object {memory_budget_bytes, memory_budget_percent, memory_budget_percent_bps, fold_parallel, threads, device}","type":"object","additionalProperties":false,"properties":{"memory_budget_bytes":{"description":"a positive byte count","type":"integer","minimum":1,"maximum":9007199254740991},"memory_budget_percent":{"description":"a percentage in (0, 100]","type":"number","exclusiveMinimum":0,"maximum":100},"memory_budget_percent_bps":{"description":"basis points between 1 and 10000","type":"integer","minimum":1,"maximum":10000},"fold_parallel":{"description":"a boolean","type":"boolean"},"threads":{"description":"a thread count between 1 and 4096","type":"integer","minimum":1,"maximum":4096},"device":{"description":"a device token: cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi","type":"string","pattern":"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"}}}}};
+const schema14 = {"description":"a non-empty column name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024};
+const schema28 = {"description":"a non-negative integer","type":"integer","minimum":0,"maximum":9007199254740991};
+const schema30 = {"description":"null or an object {start, stop, step, start_label, stop_label} or {indices}","type":["object","null"],"additionalProperties":false,"properties":{"indices":{"description":"an index list: 1 to 16777216 non-negative integers, strictly ascending","type":["array","null"],"minItems":1,"maxItems":16777216,"items":{"description":"a non-negative integer index","type":"integer","minimum":0,"maximum":9007199254740991}},"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}};
+const schema31 = {"description":"an object {memory_budget_bytes, memory_budget_percent, memory_budget_percent_bps, fold_parallel, threads, device}","type":"object","additionalProperties":false,"properties":{"memory_budget_bytes":{"description":"a positive byte count","type":"integer","minimum":1,"maximum":9007199254740991},"memory_budget_percent":{"description":"a percentage in (0, 100]","type":"number","exclusiveMinimum":0,"maximum":100},"memory_budget_percent_bps":{"description":"basis points between 1 and 10000","type":"integer","minimum":1,"maximum":10000},"fold_parallel":{"description":"a boolean","type":"boolean"},"threads":{"description":"a thread count between 1 and 4096","type":"integer","minimum":1,"maximum":4096},"device":{"description":"a device token: cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi","type":"string","pattern":"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"}}};
+const schema13 = {"description":"an axis: a non-negative integer, a decimal string or a dimension name","anyOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"}]};
 const func2 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("\\S", "u");
-const pattern1 = new RegExp("^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$", "u");
+const pattern4 = new RegExp("^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$", "u");
 const pattern2 = new RegExp("^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$", "u");
-const schema14 = {"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}}]};
+const schema12 = {"description":"a predicate {axis?, column, <op>: value} with exactly one op of eq, ne, lt, le, gt, ge, in, not_in, range, prefix, is_null, is_nan","type":"object","additionalProperties":false,"required":["column"],"properties":{"axis":{"$ref":"#/definitions/axisToken"},"column":{"$ref":"#/definitions/columnName"},"eq":{"$ref":"#/definitions/literal"},"ne":{"$ref":"#/definitions/literal"},"lt":{"$ref":"#/definitions/literal"},"le":{"$ref":"#/definitions/literal"},"gt":{"$ref":"#/definitions/literal"},"ge":{"$ref":"#/definitions/literal"},"in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"not_in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"range":{"description":"a pair [lo, hi] (half-open; null = unbounded)","type":"array","minItems":2,"maxItems":2,"items":{"anyOf":[{"$ref":"#/definitions/literal"},{"type":"null"}]}},"prefix":{"description":"a string (at most 65536 characters)","type":"string","maxLength":65536},"is_null":{"description":"a boolean","type":"boolean"},"is_nan":{"description":"a boolean","type":"boolean"}}};
+const schema15 = {"description":"a value: a string (at most 65536 characters), a number or a boolean","type":["string","number","boolean"],"maxLength":65536};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.column === undefined) && (missing0 = "column")){
+validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema12.required,parentSchema:schema12,data}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema12.properties, key0))){
+validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema12,data}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.axis !== undefined){
+let data0 = data.axis;
+const _errs2 = errors;
+const _errs4 = errors;
+let valid2 = false;
+const _errs5 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err0 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.anyOf[0].type,parentSchema:schema13.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(errors === _errs5){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 4294967295 || isNaN(data0)){
+const err1 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema13.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema13.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+}
+var _valid0 = _errs5 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data0 === "string"){
+if(data0.length > 256){
+const err3 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema13.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+if(data0.length < 1){
+const err4 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+if(!pattern2.test(data0)){
+const err5 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema13.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.anyOf[1].type,parentSchema:schema13.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err7 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema13.anyOf,parentSchema:schema13,data:data0};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate11.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.column !== undefined){
+let data1 = data.column;
+const _errs9 = errors;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data1 === "string"){
+if(data1.length > 1024){
+validate11.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema14,data:data1}];
+return false;
+}
+else {
+if(data1.length < 1){
+validate11.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14,data:data1}];
+return false;
+}
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.type,parentSchema:schema14,data:data1}];
+return false;
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.eq !== undefined){
+let data2 = data.eq;
+const _errs12 = errors;
+const _errs13 = errors;
+if(((typeof data2 !== "string") && (!((typeof data2 == "number") && (isFinite(data2))))) && (typeof data2 !== "boolean")){
+validate11.errors = [{instancePath:instancePath+"/eq",schemaPath:"#/definitions/literal/type",keyword:"type",params:{type: schema15.type},message:"must be string,number,boolean",schema:schema15.type,parentSchema:schema15,data:data2}];
+return false;
+}
+if(errors === _errs13){
+if(typeof data2 === "string"){
+if(data2.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/eq",schemaPath:"#/definitions/literal/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema15,data:data2}];
+return false;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ne !== undefined){
+let data3 = data.ne;
+const _errs15 = errors;
+const _errs16 = errors;
+if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (typeof data3 !== "boolean")){
+validate11.errors = [{instancePath:instancePath+"/ne",schemaPath:"#/definitions/literal/type",keyword:"type",params:{type: schema15.type},message:"must be string,number,boolean",schema:schema15.type,parentSchema:schema15,data:data3}];
+return false;
+}
+if(errors === _errs16){
+if(typeof data3 === "string"){
+if(data3.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/ne",schemaPath:"#/definitions/literal/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema15,data:data3}];
+return false;
+}
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.lt !== undefined){
+let data4 = data.lt;
+const _errs18 = errors;
+const _errs19 = errors;
+if(((typeof data4 !== "string") && (!((typeof data4 == "number") && (isFinite(data4))))) && (typeof data4 !== "boolean")){
+validate11.errors = [{instancePath:instancePath+"/lt",schemaPath:"#/definitions/literal/type",keyword:"type",params:{type: schema15.type},message:"must be string,number,boolean",schema:schema15.type,parentSchema:schema15,data:data4}];
+return false;
+}
+if(errors === _errs19){
+if(typeof data4 === "string"){
+if(data4.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/lt",schemaPath:"#/definitions/literal/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema15,data:data4}];
+return false;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.le !== undefined){
+let data5 = data.le;
+const _errs21 = errors;
+const _errs22 = errors;
+if(((typeof data5 !== "string") && (!((typeof data5 == "number") && (isFinite(data5))))) && (typeof data5 !== "boolean")){
+validate11.errors = [{instancePath:instancePath+"/le",schemaPath:"#/definitions/literal/type",keyword:"type",params:{type: schema15.type},message:"must be string,number,boolean",schema:schema15.type,parentSchema:schema15,data:data5}];
+return false;
+}
+if(errors === _errs22){
+if(typeof data5 === "string"){
+if(data5.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/le",schemaPath:"#/definitions/literal/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema15,data:data5}];
+return false;
+}
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gt !== undefined){
+let data6 = data.gt;
+const _errs24 = errors;
+const _errs25 = errors;
+if(((typeof data6 !== "string") && (!((typeof data6 == "number") && (isFinite(data6))))) && (typeof data6 !== "boolean")){
+validate11.errors = [{instancePath:instancePath+"/gt",schemaPath:"#/definitions/literal/type",keyword:"type",params:{type: schema15.type},message:"must be string,number,boolean",schema:schema15.type,parentSchema:schema15,data:data6}];
+return false;
+}
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(data6.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/gt",schemaPath:"#/definitions/literal/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema15,data:data6}];
+return false;
+}
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ge !== undefined){
+let data7 = data.ge;
+const _errs27 = errors;
+const _errs28 = errors;
+if(((typeof data7 !== "string") && (!((typeof data7 == "number") && (isFinite(data7))))) && (typeof data7 !== "boolean")){
+validate11.errors = [{instancePath:instancePath+"/ge",schemaPath:"#/definitions/literal/type",keyword:"type",params:{type: schema15.type},message:"must be string,number,boolean",schema:schema15.type,parentSchema:schema15,data:data7}];
+return false;
+}
+if(errors === _errs28){
+if(typeof data7 === "string"){
+if(data7.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/ge",schemaPath:"#/definitions/literal/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema15,data:data7}];
+return false;
+}
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.in !== undefined){
+let data8 = data.in;
+const _errs30 = errors;
+if(errors === _errs30){
+if(Array.isArray(data8)){
+if(data8.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/in",schemaPath:"#/properties/in/maxItems",keyword:"maxItems",params:{limit: 65536},message:"must NOT have more than 65536 items",schema:65536,parentSchema:schema12.properties.in,data:data8}];
+return false;
+}
+else {
+var valid10 = true;
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+let data9 = data8[i0];
+const _errs32 = errors;
+const _errs33 = errors;
+if(((typeof data9 !== "string") && (!((typeof data9 == "number") && (isFinite(data9))))) && (typeof data9 !== "boolean")){
+validate11.errors = [{instancePath:instancePath+"/in/" + i0,schemaPath:"#/definitions/literal/type",keyword:"type",params:{type: schema15.type},message:"must be string,number,boolean",schema:schema15.type,parentSchema:schema15,data:data9}];
+return false;
+}
+if(errors === _errs33){
+if(typeof data9 === "string"){
+if(data9.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/in/" + i0,schemaPath:"#/definitions/literal/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema15,data:data9}];
+return false;
+}
+}
+}
+var valid10 = _errs32 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/in",schemaPath:"#/properties/in/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.in.type,parentSchema:schema12.properties.in,data:data8}];
+return false;
+}
+}
+var valid0 = _errs30 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.not_in !== undefined){
+let data10 = data.not_in;
+const _errs35 = errors;
+if(errors === _errs35){
+if(Array.isArray(data10)){
+if(data10.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/not_in",schemaPath:"#/properties/not_in/maxItems",keyword:"maxItems",params:{limit: 65536},message:"must NOT have more than 65536 items",schema:65536,parentSchema:schema12.properties.not_in,data:data10}];
+return false;
+}
+else {
+var valid12 = true;
+const len1 = data10.length;
+for(let i1=0; i1<len1; i1++){
+let data11 = data10[i1];
+const _errs37 = errors;
+const _errs38 = errors;
+if(((typeof data11 !== "string") && (!((typeof data11 == "number") && (isFinite(data11))))) && (typeof data11 !== "boolean")){
+validate11.errors = [{instancePath:instancePath+"/not_in/" + i1,schemaPath:"#/definitions/literal/type",keyword:"type",params:{type: schema15.type},message:"must be string,number,boolean",schema:schema15.type,parentSchema:schema15,data:data11}];
+return false;
+}
+if(errors === _errs38){
+if(typeof data11 === "string"){
+if(data11.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/not_in/" + i1,schemaPath:"#/definitions/literal/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema15,data:data11}];
+return false;
+}
+}
+}
+var valid12 = _errs37 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/not_in",schemaPath:"#/properties/not_in/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.not_in.type,parentSchema:schema12.properties.not_in,data:data10}];
+return false;
+}
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.range !== undefined){
+let data12 = data.range;
+const _errs40 = errors;
+if(errors === _errs40){
+if(Array.isArray(data12)){
+if(data12.length > 2){
+validate11.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema12.properties.range,data:data12}];
+return false;
+}
+else {
+if(data12.length < 2){
+validate11.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items",schema:2,parentSchema:schema12.properties.range,data:data12}];
+return false;
+}
+else {
+var valid14 = true;
+const len2 = data12.length;
+for(let i2=0; i2<len2; i2++){
+let data13 = data12[i2];
+const _errs42 = errors;
+const _errs43 = errors;
+let valid15 = false;
+const _errs44 = errors;
+const _errs45 = errors;
+if(((typeof data13 !== "string") && (!((typeof data13 == "number") && (isFinite(data13))))) && (typeof data13 !== "boolean")){
+const err8 = {instancePath:instancePath+"/range/" + i2,schemaPath:"#/definitions/literal/type",keyword:"type",params:{type: schema15.type},message:"must be string,number,boolean",schema:schema15.type,parentSchema:schema15,data:data13};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(errors === _errs45){
+if(typeof data13 === "string"){
+if(data13.length > 65536){
+const err9 = {instancePath:instancePath+"/range/" + i2,schemaPath:"#/definitions/literal/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema15,data:data13};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+var _valid1 = _errs44 === errors;
+valid15 = valid15 || _valid1;
+if(!valid15){
+const _errs47 = errors;
+if(data13 !== null){
+const err10 = {instancePath:instancePath+"/range/" + i2,schemaPath:"#/properties/range/items/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema12.properties.range.items.anyOf[1].type,parentSchema:schema12.properties.range.items.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid1 = _errs47 === errors;
+valid15 = valid15 || _valid1;
+}
+if(!valid15){
+const err11 = {instancePath:instancePath+"/range/" + i2,schemaPath:"#/properties/range/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.range.items.anyOf,parentSchema:schema12.properties.range.items,data:data13};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate11.errors = vErrors;
+return false;
+}
+else {
+errors = _errs43;
+if(vErrors !== null){
+if(_errs43){
+vErrors.length = _errs43;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid14 = _errs42 === errors;
+if(!valid14){
+break;
+}
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/range",schemaPath:"#/properties/range/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.range.type,parentSchema:schema12.properties.range,data:data12}];
+return false;
+}
+}
+var valid0 = _errs40 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prefix !== undefined){
+let data14 = data.prefix;
+const _errs49 = errors;
+if(errors === _errs49){
+if(typeof data14 === "string"){
+if(data14.length > 65536){
+validate11.errors = [{instancePath:instancePath+"/prefix",schemaPath:"#/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters",schema:65536,parentSchema:schema12.properties.prefix,data:data14}];
+return false;
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/prefix",schemaPath:"#/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.prefix.type,parentSchema:schema12.properties.prefix,data:data14}];
+return false;
+}
+}
+var valid0 = _errs49 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.is_null !== undefined){
+let data15 = data.is_null;
+const _errs51 = errors;
+if(typeof data15 !== "boolean"){
+validate11.errors = [{instancePath:instancePath+"/is_null",schemaPath:"#/properties/is_null/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema12.properties.is_null.type,parentSchema:schema12.properties.is_null,data:data15}];
+return false;
+}
+var valid0 = _errs51 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.is_nan !== undefined){
+let data16 = data.is_nan;
+const _errs53 = errors;
+if(typeof data16 !== "boolean"){
+validate11.errors = [{instancePath:instancePath+"/is_nan",schemaPath:"#/properties/is_nan/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema12.properties.is_nan.type,parentSchema:schema12.properties.is_nan,data:data16}];
+return false;
+}
+var valid0 = _errs53 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.type,parentSchema:schema12,data}];
+return false;
+}
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+
+const schema24 = {"description":"a group key: \"column\", \"axis.column\" or {axis?, column, bucket?, width?}","anyOf":[{"type":"string","minLength":1,"maxLength":2048},{"type":"object","additionalProperties":false,"required":["column"],"properties":{"axis":{"$ref":"#/definitions/axisToken"},"column":{"$ref":"#/definitions/columnName"},"bucket":{"description":"one of year, month, day, hour, minute","type":"string","enum":["year","month","day","hour","minute"]},"width":{"description":"a positive finite number","type":"number","exclusiveMinimum":0}}}]};
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(errors === _errs1){
+if(typeof data === "string"){
+if(data.length > 2048){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema24.anyOf[0],data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.length < 1){
+const err1 = {instancePath,schemaPath:"#/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema24.anyOf[0],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema24.anyOf[0].type,parentSchema:schema24.anyOf[0],data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const _errs3 = errors;
+if(errors === _errs3){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.column === undefined) && (missing0 = "column")){
+const err3 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema24.anyOf[1].required,parentSchema:schema24.anyOf[1],data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+const _errs5 = errors;
+for(const key0 in data){
+if(!((((key0 === "axis") || (key0 === "column")) || (key0 === "bucket")) || (key0 === "width"))){
+const err4 = {instancePath,schemaPath:"#/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema24.anyOf[1],data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+break;
+}
+}
+if(_errs5 === errors){
+if(data.axis !== undefined){
+let data0 = data.axis;
+const _errs6 = errors;
+const _errs8 = errors;
+let valid3 = false;
+const _errs9 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err5 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.anyOf[0].type,parentSchema:schema13.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(errors === _errs9){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 4294967295 || isNaN(data0)){
+const err6 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema13.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+const err7 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema13.anyOf[0],data:data0};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+var _valid1 = _errs9 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data0 === "string"){
+if(data0.length > 256){
+const err8 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema13.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+else {
+if(data0.length < 1){
+const err9 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+else {
+if(!pattern2.test(data0)){
+const err10 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema13.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.anyOf[1].type,parentSchema:schema13.anyOf[1],data:data0};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+var _valid1 = _errs11 === errors;
+valid3 = valid3 || _valid1;
+}
+if(!valid3){
+const err12 = {instancePath:instancePath+"/axis",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema13.anyOf,parentSchema:schema13,data:data0};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.column !== undefined){
+let data1 = data.column;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data1 === "string"){
+if(data1.length > 1024){
+const err13 = {instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema14,data:data1};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+else {
+if(data1.length < 1){
+const err14 = {instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14,data:data1};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.type,parentSchema:schema14,data:data1};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.bucket !== undefined){
+let data2 = data.bucket;
+const _errs16 = errors;
+if(typeof data2 !== "string"){
+const err16 = {instancePath:instancePath+"/bucket",schemaPath:"#/anyOf/1/properties/bucket/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema24.anyOf[1].properties.bucket.type,parentSchema:schema24.anyOf[1].properties.bucket,data:data2};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!(((((data2 === "year") || (data2 === "month")) || (data2 === "day")) || (data2 === "hour")) || (data2 === "minute"))){
+const err17 = {instancePath:instancePath+"/bucket",schemaPath:"#/anyOf/1/properties/bucket/enum",keyword:"enum",params:{allowedValues: schema24.anyOf[1].properties.bucket.enum},message:"must be equal to one of the allowed values",schema:schema24.anyOf[1].properties.bucket.enum,parentSchema:schema24.anyOf[1].properties.bucket,data:data2};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var valid1 = _errs16 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.width !== undefined){
+let data3 = data.width;
+const _errs18 = errors;
+if(errors === _errs18){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 <= 0 || isNaN(data3)){
+const err18 = {instancePath:instancePath+"/width",schemaPath:"#/anyOf/1/properties/width/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema24.anyOf[1].properties.width,data:data3};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/width",schemaPath:"#/anyOf/1/properties/width/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema24.anyOf[1].properties.width.type,parentSchema:schema24.anyOf[1].properties.width,data:data3};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+var valid1 = _errs18 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema24.anyOf[1].type,parentSchema:schema24.anyOf[1],data};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+}
+if(!valid0){
+const err21 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema24.anyOf,parentSchema:schema24,data};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate13.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+
+const schema32 = {"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those; for table queries {column}","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}},{"$ref":"#/definitions/columnParams"}]};
+const schema35 = {"description":"an object {column} (table queries; {} with count counts rows)","type":"object","additionalProperties":false,"properties":{"column":{"$ref":"#/definitions/columnName"}}};
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "column")){
+validate17.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema35,data}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.column !== undefined){
+let data0 = data.column;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(data0.length > 1024){
+validate17.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema14,data:data0}];
+return false;
+}
+else {
+if(data0.length < 1){
+validate17.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14,data:data0}];
+return false;
+}
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.type,parentSchema:schema14,data:data0}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data}];
+return false;
+}
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -23,7 +1008,7 @@ const _errs3 = errors;
 let valid2 = false;
 const _errs4 = errors;
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-const err0 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data};
+const err0 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.anyOf[0].type,parentSchema:schema13.anyOf[0],data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -35,7 +1020,7 @@ errors++;
 if(errors === _errs4){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 4294967295 || isNaN(data)){
-const err1 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data};
+const err1 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema13.anyOf[0],data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -46,7 +1031,7 @@ errors++;
 }
 else {
 if(data < 0 || isNaN(data)){
-const err2 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data};
+const err2 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema13.anyOf[0],data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -65,7 +1050,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data === "string"){
 if(data.length > 256){
-const err3 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data};
+const err3 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema13.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -76,7 +1061,7 @@ errors++;
 }
 else {
 if(data.length < 1){
-const err4 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data};
+const err4 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -87,7 +1072,7 @@ errors++;
 }
 else {
 if(!pattern2.test(data)){
-const err5 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data};
+const err5 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema13.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -100,7 +1085,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data};
+const err6 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.anyOf[1].type,parentSchema:schema13.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -114,7 +1099,7 @@ var _valid1 = _errs6 === errors;
 valid2 = valid2 || _valid1;
 }
 if(!valid2){
-const err7 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data};
+const err7 = {instancePath,schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema13.anyOf,parentSchema:schema13,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -141,7 +1126,7 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(Array.isArray(data)){
 if(data.length > 8){
-const err8 = {instancePath,schemaPath:"#/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items",schema:8,parentSchema:schema14.anyOf[1],data};
+const err8 = {instancePath,schemaPath:"#/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items",schema:8,parentSchema:schema32.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -160,7 +1145,7 @@ const _errs12 = errors;
 let valid5 = false;
 const _errs13 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err9 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data0};
+const err9 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.anyOf[0].type,parentSchema:schema13.anyOf[0],data:data0};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -172,7 +1157,7 @@ errors++;
 if(errors === _errs13){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 4294967295 || isNaN(data0)){
-const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data0};
+const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema13.anyOf[0],data:data0};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -183,7 +1168,7 @@ errors++;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-const err11 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data0};
+const err11 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema13.anyOf[0],data:data0};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -202,7 +1187,7 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data0 === "string"){
 if(data0.length > 256){
-const err12 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data0};
+const err12 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema13.anyOf[1],data:data0};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -213,7 +1198,7 @@ errors++;
 }
 else {
 if(data0.length < 1){
-const err13 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data0};
+const err13 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.anyOf[1],data:data0};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -224,7 +1209,7 @@ errors++;
 }
 else {
 if(!pattern2.test(data0)){
-const err14 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data0};
+const err14 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema13.anyOf[1],data:data0};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -237,7 +1222,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data0};
+const err15 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.anyOf[1].type,parentSchema:schema13.anyOf[1],data:data0};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -251,7 +1236,7 @@ var _valid2 = _errs15 === errors;
 valid5 = valid5 || _valid2;
 }
 if(!valid5){
-const err16 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data0};
+const err16 = {instancePath:instancePath+"/" + i0,schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema13.anyOf,parentSchema:schema13,data:data0};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -279,7 +1264,7 @@ break;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema14.anyOf[1].type,parentSchema:schema14.anyOf[1],data};
+const err17 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.anyOf[1].type,parentSchema:schema32.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -291,9 +1276,18 @@ errors++;
 }
 var _valid0 = _errs8 === errors;
 valid0 = valid0 || _valid0;
+if(!valid0){
+const _errs17 = errors;
+if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs17 === errors;
+valid0 = valid0 || _valid0;
+}
 }
 if(!valid0){
-const err18 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema14.anyOf,parentSchema:schema14,data};
+const err18 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema32.anyOf,parentSchema:schema32,data};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -301,7 +1295,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate11.errors = vErrors;
+validate16.errors = vErrors;
 return false;
 }
 else {
@@ -315,21 +1309,21 @@ vErrors = null;
 }
 }
 }
-validate11.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
 
-const schema17 = {"description":"an object {fill, axis | axes}","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
+const schema37 = {"description":"an object {fill, axis | axes} (table queries: {column})","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "fill") || (key0 === "axis")) || (key0 === "axes"))){
-validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data}];
+if(!((((key0 === "fill") || (key0 === "column")) || (key0 === "axis")) || (key0 === "axes"))){
+validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema37,data}];
 return false;
 break;
 }
@@ -339,7 +1333,7 @@ if(data.fill !== undefined){
 let data0 = data.fill;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate33.errors = [{instancePath:instancePath+"/fill",schemaPath:"#/properties/fill/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema17.properties.fill.type,parentSchema:schema17.properties.fill,data:data0}];
+validate40.errors = [{instancePath:instancePath+"/fill",schemaPath:"#/properties/fill/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema37.properties.fill.type,parentSchema:schema37.properties.fill,data:data0}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -348,11 +1342,27 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.axis !== undefined){
+if(data.column !== undefined){
+let data1 = data.column;
 const _errs4 = errors;
-if(!(validate11(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(data1.length > 1024){
+validate40.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema14,data:data1}];
+return false;
+}
+else {
+if(data1.length < 1){
+validate40.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14,data:data1}];
+return false;
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.type,parentSchema:schema14,data:data1}];
+return false;
+}
 }
 var valid0 = _errs4 === errors;
 }
@@ -360,13 +1370,25 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.axes !== undefined){
-const _errs5 = errors;
-if(!(validate11(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(data.axis !== undefined){
+const _errs7 = errors;
+if(!(validate16(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.axes !== undefined){
+const _errs8 = errors;
+if(!(validate16(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -375,32 +1397,33 @@ var valid0 = true;
 }
 }
 }
+}
 else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data}];
+validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data}];
 return false;
 }
 }
-validate33.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
 
-const schema18 = {"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
+const schema39 = {"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.q === undefined) && (missing0 = "q")){
-validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema18.required,parentSchema:schema18,data}];
+validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema39.required,parentSchema:schema39,data}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "q") || (key0 === "axis")) || (key0 === "axes"))){
-validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema18,data}];
+if(!((((key0 === "q") || (key0 === "column")) || (key0 === "axis")) || (key0 === "axes"))){
+validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema39,data}];
 return false;
 break;
 }
@@ -412,18 +1435,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1 || isNaN(data0)){
-validate37.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema18.properties.q,data:data0}];
+validate44.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema39.properties.q,data:data0}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate37.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema18.properties.q,data:data0}];
+validate44.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema39.properties.q,data:data0}];
 return false;
 }
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema18.properties.q.type,parentSchema:schema18.properties.q,data:data0}];
+validate44.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema39.properties.q.type,parentSchema:schema39.properties.q,data:data0}];
 return false;
 }
 }
@@ -433,11 +1456,27 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.axis !== undefined){
+if(data.column !== undefined){
+let data1 = data.column;
 const _errs4 = errors;
-if(!(validate11(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(data1.length > 1024){
+validate44.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema14,data:data1}];
+return false;
+}
+else {
+if(data1.length < 1){
+validate44.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14,data:data1}];
+return false;
+}
+}
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.type,parentSchema:schema14,data:data1}];
+return false;
+}
 }
 var valid0 = _errs4 === errors;
 }
@@ -445,13 +1484,25 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.axes !== undefined){
-const _errs5 = errors;
-if(!(validate11(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(data.axis !== undefined){
+const _errs7 = errors;
+if(!(validate16(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.axes !== undefined){
+const _errs8 = errors;
+if(!(validate16(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -461,32 +1512,33 @@ var valid0 = true;
 }
 }
 }
+}
 else {
-validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.type,parentSchema:schema18,data}];
+validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data}];
 return false;
 }
 }
-validate37.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
 
-const schema19 = {"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}};
+const schema41 = {"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.bins === undefined) && (missing0 = "bins")){
-validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema19.required,parentSchema:schema19,data}];
+validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema41.required,parentSchema:schema41,data}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "bins") || (key0 === "axis")) || (key0 === "axes")) || (key0 === "min")) || (key0 === "max"))){
-validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema19,data}];
+if(!((((((key0 === "bins") || (key0 === "column")) || (key0 === "axis")) || (key0 === "axes")) || (key0 === "min")) || (key0 === "max"))){
+validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema41,data}];
 return false;
 break;
 }
@@ -494,18 +1546,18 @@ break;
 if(_errs1 === errors){
 let missing1;
 if(data.min !== undefined && ((data.max === undefined) && (missing1 = "max"))){
-validate41.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "min",
+validate48.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "min",
     missingProperty: missing1,
     depsCount: 1,
-    deps: "max"},message:"must have property max when property min is present",schema:schema19.dependencies,parentSchema:schema19,data}];
+    deps: "max"},message:"must have property max when property min is present",schema:schema41.dependencies,parentSchema:schema41,data}];
 return false;
 }
 else {
 if(data.max !== undefined && ((data.min === undefined) && (missing1 = "min"))){
-validate41.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "max",
+validate48.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "max",
     missingProperty: missing1,
     depsCount: 1,
-    deps: "min"},message:"must have property min when property max is present",schema:schema19.dependencies,parentSchema:schema19,data}];
+    deps: "min"},message:"must have property min when property max is present",schema:schema41.dependencies,parentSchema:schema41,data}];
 return false;
 }
 else {
@@ -513,18 +1565,18 @@ if(data.bins !== undefined){
 let data0 = data.bins;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate41.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.bins.type,parentSchema:schema19.properties.bins,data:data0}];
+validate48.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema41.properties.bins.type,parentSchema:schema41.properties.bins,data:data0}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1000000 || isNaN(data0)){
-validate41.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema19.properties.bins,data:data0}];
+validate48.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema41.properties.bins,data:data0}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate41.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema19.properties.bins,data:data0}];
+validate48.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema41.properties.bins,data:data0}];
 return false;
 }
 }
@@ -536,11 +1588,27 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data.axis !== undefined){
+if(data.column !== undefined){
+let data1 = data.column;
 const _errs4 = errors;
-if(!(validate11(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(data1.length > 1024){
+validate48.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema14,data:data1}];
+return false;
+}
+else {
+if(data1.length < 1){
+validate48.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14,data:data1}];
+return false;
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/column",schemaPath:"#/definitions/columnName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.type,parentSchema:schema14,data:data1}];
+return false;
+}
 }
 var valid1 = _errs4 === errors;
 }
@@ -548,43 +1616,56 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data.axes !== undefined){
-const _errs5 = errors;
-if(!(validate11(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(data.axis !== undefined){
+const _errs7 = errors;
+if(!(validate16(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
 errors = vErrors.length;
 }
-var valid1 = _errs5 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
-if(data.min !== undefined){
-let data3 = data.min;
-const _errs6 = errors;
-if(!((typeof data3 == "number") && (isFinite(data3)))){
-validate41.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema19.properties.min.type,parentSchema:schema19.properties.min,data:data3}];
-return false;
-}
-var valid1 = _errs6 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.max !== undefined){
-let data4 = data.max;
+if(data.axes !== undefined){
 const _errs8 = errors;
-if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate41.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema19.properties.max.type,parentSchema:schema19.properties.max,data:data4}];
-return false;
+if(!(validate16(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
 }
 else {
 var valid1 = true;
 }
+if(valid1){
+if(data.min !== undefined){
+let data4 = data.min;
+const _errs9 = errors;
+if(!((typeof data4 == "number") && (isFinite(data4)))){
+validate48.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema41.properties.min.type,parentSchema:schema41.properties.min,data:data4}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.max !== undefined){
+let data5 = data.max;
+const _errs11 = errors;
+if(!((typeof data5 == "number") && (isFinite(data5)))){
+validate48.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema41.properties.max.type,parentSchema:schema41.properties.max,data:data5}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
 }
 }
 }
@@ -595,17 +1676,17 @@ var valid1 = true;
 }
 }
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.type,parentSchema:schema19,data}];
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data}];
 return false;
 }
 }
-validate41.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
 
-const schema21 = {"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
+const schema44 = {"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -613,7 +1694,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "axis") || (key0 === "axes"))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema21,data}];
+validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema44,data}];
 return false;
 break;
 }
@@ -621,8 +1702,8 @@ break;
 if(_errs1 === errors){
 if(data.axis !== undefined){
 const _errs2 = errors;
-if(!(validate11(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(!(validate16(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -633,8 +1714,8 @@ var valid0 = true;
 if(valid0){
 if(data.axes !== undefined){
 const _errs3 = errors;
-if(!(validate11(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(!(validate16(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -646,11 +1727,11 @@ var valid0 = true;
 }
 }
 else {
-validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema21.type,parentSchema:schema21,data}];
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data}];
 return false;
 }
 }
-validate45.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
 
@@ -661,12 +1742,6 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.dataset === undefined) && (missing0 = "dataset")){
-validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema11.required,parentSchema:schema11,data}];
-return false;
-}
-else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(func2.call(schema11.properties, key0))){
@@ -709,16 +1784,32 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.layout_version !== undefined){
-let data1 = data.layout_version;
+if(data.table !== undefined){
+let data1 = data.table;
 const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate10.errors = [{instancePath:instancePath+"/layout_version",schemaPath:"#/properties/layout_version/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.layout_version.type,parentSchema:schema11.properties.layout_version,data:data1}];
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(data1.length > 1024){
+validate10.errors = [{instancePath:instancePath+"/table",schemaPath:"#/properties/table/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema11.properties.table,data:data1}];
 return false;
 }
-if(1 !== data1){
-validate10.errors = [{instancePath:instancePath+"/layout_version",schemaPath:"#/properties/layout_version/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant",schema:1,parentSchema:schema11.properties.layout_version,data:data1}];
+else {
+if(data1.length < 1){
+validate10.errors = [{instancePath:instancePath+"/table",schemaPath:"#/properties/table/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.table,data:data1}];
 return false;
+}
+else {
+if(!pattern0.test(data1)){
+validate10.errors = [{instancePath:instancePath+"/table",schemaPath:"#/properties/table/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\"",schema:"\\S",parentSchema:schema11.properties.table,data:data1}];
+return false;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/table",schemaPath:"#/properties/table/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.table.type,parentSchema:schema11.properties.table,data:data1}];
+return false;
+}
 }
 var valid0 = _errs4 === errors;
 }
@@ -726,227 +1817,23 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.selection !== undefined){
-let data2 = data.selection;
+if(data.where !== undefined){
+let data2 = data.where;
 const _errs6 = errors;
-if((!(Array.isArray(data2))) && (data2 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection",schemaPath:"#/properties/selection/type",keyword:"type",params:{type: schema11.properties.selection.type},message:"must be array,null",schema:schema11.properties.selection.type,parentSchema:schema11.properties.selection,data:data2}];
-return false;
-}
 if(errors === _errs6){
 if(Array.isArray(data2)){
-if(data2.length > 8){
-validate10.errors = [{instancePath:instancePath+"/selection",schemaPath:"#/properties/selection/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items",schema:8,parentSchema:schema11.properties.selection,data:data2}];
+if(data2.length > 256){
+validate10.errors = [{instancePath:instancePath+"/where",schemaPath:"#/properties/where/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items",schema:256,parentSchema:schema11.properties.where,data:data2}];
 return false;
 }
 else {
 var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
 const _errs8 = errors;
-const _errs9 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0,schemaPath:"#/definitions/axisSelection/type",keyword:"type",params:{type: schema12.type},message:"must be object,null",schema:schema12.type,parentSchema:schema12,data:data3}];
-return false;
-}
-if(errors === _errs9){
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-const _errs11 = errors;
-for(const key1 in data3){
-if(!((((((key1 === "indices") || (key1 === "start")) || (key1 === "stop")) || (key1 === "step")) || (key1 === "start_label")) || (key1 === "stop_label"))){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0,schemaPath:"#/definitions/axisSelection/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema12,data:data3}];
-return false;
-break;
-}
-}
-if(_errs11 === errors){
-if(data3.indices !== undefined){
-let data4 = data3.indices;
-const _errs12 = errors;
-if((!(Array.isArray(data4))) && (data4 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices",schemaPath:"#/definitions/axisSelection/properties/indices/type",keyword:"type",params:{type: schema12.properties.indices.type},message:"must be array,null",schema:schema12.properties.indices.type,parentSchema:schema12.properties.indices,data:data4}];
-return false;
-}
-if(errors === _errs12){
-if(Array.isArray(data4)){
-if(data4.length > 16777216){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices",schemaPath:"#/definitions/axisSelection/properties/indices/maxItems",keyword:"maxItems",params:{limit: 16777216},message:"must NOT have more than 16777216 items",schema:16777216,parentSchema:schema12.properties.indices,data:data4}];
-return false;
-}
-else {
-if(data4.length < 1){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices",schemaPath:"#/definitions/axisSelection/properties/indices/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema12.properties.indices,data:data4}];
-return false;
-}
-else {
-var valid4 = true;
-const len1 = data4.length;
-for(let i1=0; i1<len1; i1++){
-let data5 = data4[i1];
-const _errs14 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices/" + i1,schemaPath:"#/definitions/axisSelection/properties/indices/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.indices.items.type,parentSchema:schema12.properties.indices.items,data:data5}];
-return false;
-}
-if(errors === _errs14){
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 9007199254740991 || isNaN(data5)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices/" + i1,schemaPath:"#/definitions/axisSelection/properties/indices/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.indices.items,data:data5}];
-return false;
-}
-else {
-if(data5 < 0 || isNaN(data5)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/indices/" + i1,schemaPath:"#/definitions/axisSelection/properties/indices/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.indices.items,data:data5}];
-return false;
-}
-}
-}
-}
-var valid4 = _errs14 === errors;
-if(!valid4){
-break;
-}
-}
-}
-}
-}
-}
-var valid3 = _errs12 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data3.start !== undefined){
-let data6 = data3.start;
-const _errs16 = errors;
-if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/type",keyword:"type",params:{type: schema12.properties.start.type},message:"must be integer,null",schema:schema12.properties.start.type,parentSchema:schema12.properties.start,data:data6}];
-return false;
-}
-if(errors === _errs16){
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 9007199254740991 || isNaN(data6)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.start,data:data6}];
-return false;
-}
-else {
-if(data6 < 0 || isNaN(data6)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start",schemaPath:"#/definitions/axisSelection/properties/start/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.start,data:data6}];
-return false;
-}
-}
-}
-}
-var valid3 = _errs16 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data3.stop !== undefined){
-let data7 = data3.stop;
-const _errs18 = errors;
-if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/type",keyword:"type",params:{type: schema12.properties.stop.type},message:"must be integer,null",schema:schema12.properties.stop.type,parentSchema:schema12.properties.stop,data:data7}];
-return false;
-}
-if(errors === _errs18){
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 > 9007199254740991 || isNaN(data7)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.stop,data:data7}];
-return false;
-}
-else {
-if(data7 < 0 || isNaN(data7)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.stop,data:data7}];
-return false;
-}
-}
-}
-}
-var valid3 = _errs18 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data3.step !== undefined){
-let data8 = data3.step;
-const _errs20 = errors;
-if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/type",keyword:"type",params:{type: schema12.properties.step.type},message:"must be integer,null",schema:schema12.properties.step.type,parentSchema:schema12.properties.step,data:data8}];
-return false;
-}
-if(errors === _errs20){
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 > 9007199254740991 || isNaN(data8)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema12.properties.step,data:data8}];
-return false;
-}
-else {
-if(data8 < 1 || isNaN(data8)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/step",schemaPath:"#/definitions/axisSelection/properties/step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.step,data:data8}];
-return false;
-}
-}
-}
-}
-var valid3 = _errs20 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data3.start_label !== undefined){
-let data9 = data3.start_label;
-const _errs22 = errors;
-if(((typeof data9 !== "string") && (!((typeof data9 == "number") && (isFinite(data9))))) && (data9 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/type",keyword:"type",params:{type: schema12.properties.start_label.type},message:"must be string,number,null",schema:schema12.properties.start_label.type,parentSchema:schema12.properties.start_label,data:data9}];
-return false;
-}
-if(errors === _errs22){
-if(typeof data9 === "string"){
-if(data9.length > 4096){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema12.properties.start_label,data:data9}];
-return false;
-}
-}
-}
-var valid3 = _errs22 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data3.stop_label !== undefined){
-let data10 = data3.stop_label;
-const _errs24 = errors;
-if(((typeof data10 !== "string") && (!((typeof data10 == "number") && (isFinite(data10))))) && (data10 !== null)){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/type",keyword:"type",params:{type: schema12.properties.stop_label.type},message:"must be string,number,null",schema:schema12.properties.stop_label.type,parentSchema:schema12.properties.stop_label,data:data10}];
-return false;
-}
-if(errors === _errs24){
-if(typeof data10 === "string"){
-if(data10.length > 4096){
-validate10.errors = [{instancePath:instancePath+"/selection/" + i0+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema12.properties.stop_label,data:data10}];
-return false;
-}
-}
-}
-var valid3 = _errs24 === errors;
-}
-else {
-var valid3 = true;
-}
-}
-}
-}
-}
-}
-}
-}
+if(!(validate11(data2[i0], {instancePath:instancePath+"/where/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
 if(!valid1){
@@ -955,6 +1842,10 @@ break;
 }
 }
 }
+else {
+validate10.errors = [{instancePath:instancePath+"/where",schemaPath:"#/properties/where/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.where.type,parentSchema:schema11.properties.where,data:data2}];
+return false;
+}
 }
 var valid0 = _errs6 === errors;
 }
@@ -962,470 +1853,24 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.execution !== undefined){
-let data11 = data.execution;
-const _errs26 = errors;
-const _errs27 = errors;
-if(errors === _errs27){
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-const _errs29 = errors;
-for(const key2 in data11){
-if(!((((((key2 === "memory_budget_bytes") || (key2 === "memory_budget_percent")) || (key2 === "memory_budget_percent_bps")) || (key2 === "fold_parallel")) || (key2 === "threads")) || (key2 === "device"))){
-validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema13,data:data11}];
-return false;
-break;
-}
-}
-if(_errs29 === errors){
-if(data11.memory_budget_bytes !== undefined){
-let data12 = data11.memory_budget_bytes;
-const _errs30 = errors;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.memory_budget_bytes.type,parentSchema:schema13.properties.memory_budget_bytes,data:data12}];
-return false;
-}
-if(errors === _errs30){
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 > 9007199254740991 || isNaN(data12)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema13.properties.memory_budget_bytes,data:data12}];
-return false;
-}
-else {
-if(data12 < 1 || isNaN(data12)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.memory_budget_bytes,data:data12}];
-return false;
-}
-}
-}
-}
-var valid6 = _errs30 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data11.memory_budget_percent !== undefined){
-let data13 = data11.memory_budget_percent;
-const _errs32 = errors;
-if(errors === _errs32){
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 > 100 || isNaN(data13)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema13.properties.memory_budget_percent,data:data13}];
-return false;
-}
-else {
-if(data13 <= 0 || isNaN(data13)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema13.properties.memory_budget_percent,data:data13}];
-return false;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema13.properties.memory_budget_percent.type,parentSchema:schema13.properties.memory_budget_percent,data:data13}];
-return false;
-}
-}
-var valid6 = _errs32 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data11.memory_budget_percent_bps !== undefined){
-let data14 = data11.memory_budget_percent_bps;
-const _errs34 = errors;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.memory_budget_percent_bps.type,parentSchema:schema13.properties.memory_budget_percent_bps,data:data14}];
-return false;
-}
-if(errors === _errs34){
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 10000 || isNaN(data14)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema13.properties.memory_budget_percent_bps,data:data14}];
-return false;
-}
-else {
-if(data14 < 1 || isNaN(data14)){
-validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.memory_budget_percent_bps,data:data14}];
-return false;
-}
-}
-}
-}
-var valid6 = _errs34 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data11.fold_parallel !== undefined){
-let data15 = data11.fold_parallel;
-const _errs36 = errors;
-if(typeof data15 !== "boolean"){
-validate10.errors = [{instancePath:instancePath+"/execution/fold_parallel",schemaPath:"#/definitions/execution/properties/fold_parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema13.properties.fold_parallel.type,parentSchema:schema13.properties.fold_parallel,data:data15}];
-return false;
-}
-var valid6 = _errs36 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data11.threads !== undefined){
-let data16 = data11.threads;
-const _errs38 = errors;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.threads.type,parentSchema:schema13.properties.threads,data:data16}];
-return false;
-}
-if(errors === _errs38){
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 > 4096 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096",schema:4096,parentSchema:schema13.properties.threads,data:data16}];
-return false;
-}
-else {
-if(data16 < 1 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema13.properties.threads,data:data16}];
-return false;
-}
-}
-}
-}
-var valid6 = _errs38 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data11.device !== undefined){
-let data17 = data11.device;
-const _errs40 = errors;
-if(errors === _errs40){
-if(typeof data17 === "string"){
-if(!pattern1.test(data17)){
-validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/pattern",keyword:"pattern",params:{pattern: "^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"},message:"must match pattern \""+"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"+"\"",schema:"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$",parentSchema:schema13.properties.device,data:data17}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.device.type,parentSchema:schema13.properties.device,data:data17}];
-return false;
-}
-}
-var valid6 = _errs40 === errors;
-}
-else {
-var valid6 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.type,parentSchema:schema13,data:data11}];
-return false;
-}
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.spill !== undefined){
-let data18 = data.spill;
-const _errs42 = errors;
-if(errors === _errs42){
-if(typeof data18 === "string"){
-if(data18.length > 4096){
-validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema11.properties.spill,data:data18}];
-return false;
-}
-else {
-if(data18.length < 1){
-validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.spill,data:data18}];
-return false;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.spill.type,parentSchema:schema11.properties.spill,data:data18}];
-return false;
-}
-}
-var valid0 = _errs42 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sum !== undefined){
-const _errs44 = errors;
-if(!(validate11(data.sum, {instancePath:instancePath+"/sum",parentData:data,parentDataProperty:"sum",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if(data.group_by !== undefined){
+let data4 = data.group_by;
+const _errs9 = errors;
+const _errs10 = errors;
+let valid2 = false;
+const _errs11 = errors;
+if(!(validate13(data4, {instancePath:instancePath+"/group_by",parentData:data,parentDataProperty:"group_by",rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs44 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mean !== undefined){
-const _errs45 = errors;
-if(!(validate11(data.mean, {instancePath:instancePath+"/mean",parentData:data,parentDataProperty:"mean",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs45 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.min !== undefined){
-const _errs46 = errors;
-if(!(validate11(data.min, {instancePath:instancePath+"/min",parentData:data,parentDataProperty:"min",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs46 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.max !== undefined){
-const _errs47 = errors;
-if(!(validate11(data.max, {instancePath:instancePath+"/max",parentData:data,parentDataProperty:"max",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs47 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.count !== undefined){
-const _errs48 = errors;
-if(!(validate11(data.count, {instancePath:instancePath+"/count",parentData:data,parentDataProperty:"count",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs48 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.var !== undefined){
-const _errs49 = errors;
-if(!(validate11(data.var, {instancePath:instancePath+"/var",parentData:data,parentDataProperty:"var",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs49 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.std !== undefined){
-const _errs50 = errors;
-if(!(validate11(data.std, {instancePath:instancePath+"/std",parentData:data,parentDataProperty:"std",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs50 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.product !== undefined){
-const _errs51 = errors;
-if(!(validate11(data.product, {instancePath:instancePath+"/product",parentData:data,parentDataProperty:"product",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs51 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.norm_l1 !== undefined){
-const _errs52 = errors;
-if(!(validate11(data.norm_l1, {instancePath:instancePath+"/norm_l1",parentData:data,parentDataProperty:"norm_l1",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs52 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.norm_l2 !== undefined){
-const _errs53 = errors;
-if(!(validate11(data.norm_l2, {instancePath:instancePath+"/norm_l2",parentData:data,parentDataProperty:"norm_l2",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs53 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.all_finite !== undefined){
-const _errs54 = errors;
-if(!(validate11(data.all_finite, {instancePath:instancePath+"/all_finite",parentData:data,parentDataProperty:"all_finite",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs54 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.any_nan !== undefined){
-const _errs55 = errors;
-if(!(validate11(data.any_nan, {instancePath:instancePath+"/any_nan",parentData:data,parentDataProperty:"any_nan",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs55 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.any_inf !== undefined){
-const _errs56 = errors;
-if(!(validate11(data.any_inf, {instancePath:instancePath+"/any_inf",parentData:data,parentDataProperty:"any_inf",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs56 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.arg_min !== undefined){
-const _errs57 = errors;
-if(!(validate11(data.arg_min, {instancePath:instancePath+"/arg_min",parentData:data,parentDataProperty:"arg_min",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs57 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.arg_max !== undefined){
-const _errs58 = errors;
-if(!(validate11(data.arg_max, {instancePath:instancePath+"/arg_max",parentData:data,parentDataProperty:"arg_max",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs58 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nan_count !== undefined){
-const _errs59 = errors;
-if(!(validate11(data.nan_count, {instancePath:instancePath+"/nan_count",parentData:data,parentDataProperty:"nan_count",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs59 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.inf_count !== undefined){
-const _errs60 = errors;
-if(!(validate11(data.inf_count, {instancePath:instancePath+"/inf_count",parentData:data,parentDataProperty:"inf_count",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs60 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nan_mean !== undefined){
-const _errs61 = errors;
-if(!(validate11(data.nan_mean, {instancePath:instancePath+"/nan_mean",parentData:data,parentDataProperty:"nan_mean",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs61 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nan_std !== undefined){
-const _errs62 = errors;
-if(!(validate11(data.nan_std, {instancePath:instancePath+"/nan_std",parentData:data,parentDataProperty:"nan_std",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs62 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.median !== undefined){
-const _errs63 = errors;
-if(!(validate11(data.median, {instancePath:instancePath+"/median",parentData:data,parentDataProperty:"median",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs63 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.null_count !== undefined){
-let data39 = data.null_count;
-const _errs64 = errors;
-const _errs65 = errors;
-let valid7 = false;
-const _errs66 = errors;
-if(!(validate11(data39, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs66 === errors;
-valid7 = valid7 || _valid0;
-if(!valid7){
-const _errs67 = errors;
-if(!(validate33(data39, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs67 === errors;
-valid7 = valid7 || _valid0;
-}
-if(!valid7){
-const err0 = {instancePath:instancePath+"/null_count",schemaPath:"#/properties/null_count/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.null_count.anyOf,parentSchema:schema11.properties.null_count,data:data39};
+var _valid0 = _errs11 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const _errs12 = errors;
+if(errors === _errs12){
+if(Array.isArray(data4)){
+if(data4.length > 4){
+const err0 = {instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items",schema:4,parentSchema:schema11.properties.group_by.anyOf[1],data:data4};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1433,61 +1878,10 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
 else {
-errors = _errs65;
-if(vErrors !== null){
-if(_errs65){
-vErrors.length = _errs65;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs64 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.quantile !== undefined){
-const _errs68 = errors;
-if(!(validate37(data.quantile, {instancePath:instancePath+"/quantile",parentData:data,parentDataProperty:"quantile",rootData}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs68 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.histogram !== undefined){
-const _errs69 = errors;
-if(!(validate41(data.histogram, {instancePath:instancePath+"/histogram",parentData:data,parentDataProperty:"histogram",rootData}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs69 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.covariance !== undefined){
-let data42 = data.covariance;
-const _errs70 = errors;
-const _errs71 = errors;
-let valid8 = false;
-const _errs72 = errors;
-const _errs74 = errors;
-let valid10 = false;
-const _errs75 = errors;
-if(!(((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42))) && (isFinite(data42)))){
-const err1 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data42};
+if(data4.length < 1){
+const err1 = {instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/anyOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.group_by.anyOf[1],data:data4};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1496,10 +1890,25 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(errors === _errs75){
-if((typeof data42 == "number") && (isFinite(data42))){
-if(data42 > 4294967295 || isNaN(data42)){
-const err2 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data42};
+else {
+var valid3 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+const _errs14 = errors;
+if(!(validate13(data4[i1], {instancePath:instancePath+"/group_by/" + i1,parentData:data4,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs14 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.group_by.anyOf[1].type,parentSchema:schema11.properties.group_by.anyOf[1],data:data4};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1508,9 +1917,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-else {
-if(data42 < 0 || isNaN(data42)){
-const err3 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data42};
+}
+var _valid0 = _errs12 === errors;
+valid2 = valid2 || _valid0;
+}
+if(!valid2){
+const err3 = {instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.group_by.anyOf,parentSchema:schema11.properties.group_by,data:data4};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1518,18 +1930,961 @@ else {
 vErrors.push(err3);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.columns !== undefined){
+let data6 = data.columns;
+const _errs15 = errors;
+if(errors === _errs15){
+if(Array.isArray(data6)){
+if(data6.length > 1024){
+validate10.errors = [{instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items",schema:1024,parentSchema:schema11.properties.columns,data:data6}];
+return false;
+}
+else {
+if(data6.length < 1){
+validate10.errors = [{instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.columns,data:data6}];
+return false;
+}
+else {
+var valid4 = true;
+const len2 = data6.length;
+for(let i2=0; i2<len2; i2++){
+let data7 = data6[i2];
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(data7.length > 1024){
+validate10.errors = [{instancePath:instancePath+"/columns/" + i2,schemaPath:"#/definitions/columnName/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema14,data:data7}];
+return false;
+}
+else {
+if(data7.length < 1){
+validate10.errors = [{instancePath:instancePath+"/columns/" + i2,schemaPath:"#/definitions/columnName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14,data:data7}];
+return false;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/columns/" + i2,schemaPath:"#/definitions/columnName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.type,parentSchema:schema14,data:data7}];
+return false;
+}
+}
+var valid4 = _errs17 === errors;
+if(!valid4){
+break;
 }
 }
 }
 }
-var _valid2 = _errs75 === errors;
-valid10 = valid10 || _valid2;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.columns.type,parentSchema:schema11.properties.columns,data:data6}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data8 = data.limit;
+const _errs20 = errors;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+validate10.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limit.type,parentSchema:schema11.properties.limit,data:data8}];
+return false;
+}
+if(errors === _errs20){
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 1000000 || isNaN(data8)){
+validate10.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.limit,data:data8}];
+return false;
+}
+else {
+if(data8 < 0 || isNaN(data8)){
+validate10.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.limit,data:data8}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.offset !== undefined){
+let data9 = data.offset;
+const _errs22 = errors;
+const _errs23 = errors;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+validate10.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema28.type,parentSchema:schema28,data:data9}];
+return false;
+}
+if(errors === _errs23){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 9007199254740991 || isNaN(data9)){
+validate10.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema28,data:data9}];
+return false;
+}
+else {
+if(data9 < 0 || isNaN(data9)){
+validate10.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema28,data:data9}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.order_by !== undefined){
+let data10 = data.order_by;
+const _errs25 = errors;
+if(errors === _errs25){
+if(Array.isArray(data10)){
+if(data10.length > 8){
+validate10.errors = [{instancePath:instancePath+"/order_by",schemaPath:"#/properties/order_by/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items",schema:8,parentSchema:schema11.properties.order_by,data:data10}];
+return false;
+}
+else {
+if(data10.length < 1){
+validate10.errors = [{instancePath:instancePath+"/order_by",schemaPath:"#/properties/order_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.order_by,data:data10}];
+return false;
+}
+else {
+var valid7 = true;
+const len3 = data10.length;
+for(let i3=0; i3<len3; i3++){
+let data11 = data10[i3];
+const _errs27 = errors;
+if(errors === _errs27){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+let missing0;
+if((data11.column === undefined) && (missing0 = "column")){
+validate10.errors = [{instancePath:instancePath+"/order_by/" + i3,schemaPath:"#/properties/order_by/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema11.properties.order_by.items.required,parentSchema:schema11.properties.order_by.items,data:data11}];
+return false;
+}
+else {
+const _errs29 = errors;
+for(const key1 in data11){
+if(!((key1 === "column") || (key1 === "desc"))){
+validate10.errors = [{instancePath:instancePath+"/order_by/" + i3,schemaPath:"#/properties/order_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.order_by.items,data:data11}];
+return false;
+break;
+}
+}
+if(_errs29 === errors){
+if(data11.column !== undefined){
+let data12 = data11.column;
+const _errs30 = errors;
+const _errs31 = errors;
+if(errors === _errs31){
+if(typeof data12 === "string"){
+if(data12.length > 1024){
+validate10.errors = [{instancePath:instancePath+"/order_by/" + i3+"/column",schemaPath:"#/definitions/columnName/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema14,data:data12}];
+return false;
+}
+else {
+if(data12.length < 1){
+validate10.errors = [{instancePath:instancePath+"/order_by/" + i3+"/column",schemaPath:"#/definitions/columnName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14,data:data12}];
+return false;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/order_by/" + i3+"/column",schemaPath:"#/definitions/columnName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.type,parentSchema:schema14,data:data12}];
+return false;
+}
+}
+var valid8 = _errs30 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data11.desc !== undefined){
+let data13 = data11.desc;
+const _errs33 = errors;
+if(typeof data13 !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/order_by/" + i3+"/desc",schemaPath:"#/properties/order_by/items/properties/desc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.order_by.items.properties.desc.type,parentSchema:schema11.properties.order_by.items.properties.desc,data:data13}];
+return false;
+}
+var valid8 = _errs33 === errors;
+}
+else {
+var valid8 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/order_by/" + i3,schemaPath:"#/properties/order_by/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.order_by.items.type,parentSchema:schema11.properties.order_by.items,data:data11}];
+return false;
+}
+}
+var valid7 = _errs27 === errors;
+if(!valid7){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/order_by",schemaPath:"#/properties/order_by/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.order_by.type,parentSchema:schema11.properties.order_by,data:data10}];
+return false;
+}
+}
+var valid0 = _errs25 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.layout_version !== undefined){
+let data14 = data.layout_version;
+const _errs35 = errors;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+validate10.errors = [{instancePath:instancePath+"/layout_version",schemaPath:"#/properties/layout_version/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.layout_version.type,parentSchema:schema11.properties.layout_version,data:data14}];
+return false;
+}
+if(1 !== data14){
+validate10.errors = [{instancePath:instancePath+"/layout_version",schemaPath:"#/properties/layout_version/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant",schema:1,parentSchema:schema11.properties.layout_version,data:data14}];
+return false;
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.selection !== undefined){
+let data15 = data.selection;
+const _errs37 = errors;
+if((!(Array.isArray(data15))) && (data15 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection",schemaPath:"#/properties/selection/type",keyword:"type",params:{type: schema11.properties.selection.type},message:"must be array,null",schema:schema11.properties.selection.type,parentSchema:schema11.properties.selection,data:data15}];
+return false;
+}
+if(errors === _errs37){
+if(Array.isArray(data15)){
+if(data15.length > 8){
+validate10.errors = [{instancePath:instancePath+"/selection",schemaPath:"#/properties/selection/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items",schema:8,parentSchema:schema11.properties.selection,data:data15}];
+return false;
+}
+else {
+var valid10 = true;
+const len4 = data15.length;
+for(let i4=0; i4<len4; i4++){
+let data16 = data15[i4];
+const _errs39 = errors;
+const _errs40 = errors;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4,schemaPath:"#/definitions/axisSelection/type",keyword:"type",params:{type: schema30.type},message:"must be object,null",schema:schema30.type,parentSchema:schema30,data:data16}];
+return false;
+}
+if(errors === _errs40){
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+const _errs42 = errors;
+for(const key2 in data16){
+if(!((((((key2 === "indices") || (key2 === "start")) || (key2 === "stop")) || (key2 === "step")) || (key2 === "start_label")) || (key2 === "stop_label"))){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4,schemaPath:"#/definitions/axisSelection/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema30,data:data16}];
+return false;
+break;
+}
+}
+if(_errs42 === errors){
+if(data16.indices !== undefined){
+let data17 = data16.indices;
+const _errs43 = errors;
+if((!(Array.isArray(data17))) && (data17 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/indices",schemaPath:"#/definitions/axisSelection/properties/indices/type",keyword:"type",params:{type: schema30.properties.indices.type},message:"must be array,null",schema:schema30.properties.indices.type,parentSchema:schema30.properties.indices,data:data17}];
+return false;
+}
+if(errors === _errs43){
+if(Array.isArray(data17)){
+if(data17.length > 16777216){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/indices",schemaPath:"#/definitions/axisSelection/properties/indices/maxItems",keyword:"maxItems",params:{limit: 16777216},message:"must NOT have more than 16777216 items",schema:16777216,parentSchema:schema30.properties.indices,data:data17}];
+return false;
+}
+else {
+if(data17.length < 1){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/indices",schemaPath:"#/definitions/axisSelection/properties/indices/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema30.properties.indices,data:data17}];
+return false;
+}
+else {
+var valid13 = true;
+const len5 = data17.length;
+for(let i5=0; i5<len5; i5++){
+let data18 = data17[i5];
+const _errs45 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/indices/" + i5,schemaPath:"#/definitions/axisSelection/properties/indices/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema30.properties.indices.items.type,parentSchema:schema30.properties.indices.items,data:data18}];
+return false;
+}
+if(errors === _errs45){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 9007199254740991 || isNaN(data18)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/indices/" + i5,schemaPath:"#/definitions/axisSelection/properties/indices/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema30.properties.indices.items,data:data18}];
+return false;
+}
+else {
+if(data18 < 0 || isNaN(data18)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/indices/" + i5,schemaPath:"#/definitions/axisSelection/properties/indices/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema30.properties.indices.items,data:data18}];
+return false;
+}
+}
+}
+}
+var valid13 = _errs45 === errors;
+if(!valid13){
+break;
+}
+}
+}
+}
+}
+}
+var valid12 = _errs43 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data16.start !== undefined){
+let data19 = data16.start;
+const _errs47 = errors;
+if((!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) && (data19 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/start",schemaPath:"#/definitions/axisSelection/properties/start/type",keyword:"type",params:{type: schema30.properties.start.type},message:"must be integer,null",schema:schema30.properties.start.type,parentSchema:schema30.properties.start,data:data19}];
+return false;
+}
+if(errors === _errs47){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 9007199254740991 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/start",schemaPath:"#/definitions/axisSelection/properties/start/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema30.properties.start,data:data19}];
+return false;
+}
+else {
+if(data19 < 0 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/start",schemaPath:"#/definitions/axisSelection/properties/start/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema30.properties.start,data:data19}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs47 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data16.stop !== undefined){
+let data20 = data16.stop;
+const _errs49 = errors;
+if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/type",keyword:"type",params:{type: schema30.properties.stop.type},message:"must be integer,null",schema:schema30.properties.stop.type,parentSchema:schema30.properties.stop,data:data20}];
+return false;
+}
+if(errors === _errs49){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 9007199254740991 || isNaN(data20)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema30.properties.stop,data:data20}];
+return false;
+}
+else {
+if(data20 < 0 || isNaN(data20)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/stop",schemaPath:"#/definitions/axisSelection/properties/stop/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema30.properties.stop,data:data20}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs49 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data16.step !== undefined){
+let data21 = data16.step;
+const _errs51 = errors;
+if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/step",schemaPath:"#/definitions/axisSelection/properties/step/type",keyword:"type",params:{type: schema30.properties.step.type},message:"must be integer,null",schema:schema30.properties.step.type,parentSchema:schema30.properties.step,data:data21}];
+return false;
+}
+if(errors === _errs51){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 9007199254740991 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/step",schemaPath:"#/definitions/axisSelection/properties/step/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema30.properties.step,data:data21}];
+return false;
+}
+else {
+if(data21 < 1 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/step",schemaPath:"#/definitions/axisSelection/properties/step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema30.properties.step,data:data21}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs51 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data16.start_label !== undefined){
+let data22 = data16.start_label;
+const _errs53 = errors;
+if(((typeof data22 !== "string") && (!((typeof data22 == "number") && (isFinite(data22))))) && (data22 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/type",keyword:"type",params:{type: schema30.properties.start_label.type},message:"must be string,number,null",schema:schema30.properties.start_label.type,parentSchema:schema30.properties.start_label,data:data22}];
+return false;
+}
+if(errors === _errs53){
+if(typeof data22 === "string"){
+if(data22.length > 4096){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/start_label",schemaPath:"#/definitions/axisSelection/properties/start_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema30.properties.start_label,data:data22}];
+return false;
+}
+}
+}
+var valid12 = _errs53 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data16.stop_label !== undefined){
+let data23 = data16.stop_label;
+const _errs55 = errors;
+if(((typeof data23 !== "string") && (!((typeof data23 == "number") && (isFinite(data23))))) && (data23 !== null)){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/type",keyword:"type",params:{type: schema30.properties.stop_label.type},message:"must be string,number,null",schema:schema30.properties.stop_label.type,parentSchema:schema30.properties.stop_label,data:data23}];
+return false;
+}
+if(errors === _errs55){
+if(typeof data23 === "string"){
+if(data23.length > 4096){
+validate10.errors = [{instancePath:instancePath+"/selection/" + i4+"/stop_label",schemaPath:"#/definitions/axisSelection/properties/stop_label/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema30.properties.stop_label,data:data23}];
+return false;
+}
+}
+}
+var valid12 = _errs55 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+var valid10 = _errs39 === errors;
 if(!valid10){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs37 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.execution !== undefined){
+let data24 = data.execution;
+const _errs57 = errors;
+const _errs58 = errors;
+if(errors === _errs58){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+const _errs60 = errors;
+for(const key3 in data24){
+if(!((((((key3 === "memory_budget_bytes") || (key3 === "memory_budget_percent")) || (key3 === "memory_budget_percent_bps")) || (key3 === "fold_parallel")) || (key3 === "threads")) || (key3 === "device"))){
+validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema31,data:data24}];
+return false;
+break;
+}
+}
+if(_errs60 === errors){
+if(data24.memory_budget_bytes !== undefined){
+let data25 = data24.memory_budget_bytes;
+const _errs61 = errors;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema31.properties.memory_budget_bytes.type,parentSchema:schema31.properties.memory_budget_bytes,data:data25}];
+return false;
+}
+if(errors === _errs61){
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 > 9007199254740991 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991",schema:9007199254740991,parentSchema:schema31.properties.memory_budget_bytes,data:data25}];
+return false;
+}
+else {
+if(data25 < 1 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_bytes",schemaPath:"#/definitions/execution/properties/memory_budget_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema31.properties.memory_budget_bytes,data:data25}];
+return false;
+}
+}
+}
+}
+var valid15 = _errs61 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data24.memory_budget_percent !== undefined){
+let data26 = data24.memory_budget_percent;
+const _errs63 = errors;
+if(errors === _errs63){
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 > 100 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema31.properties.memory_budget_percent,data:data26}];
+return false;
+}
+else {
+if(data26 <= 0 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema31.properties.memory_budget_percent,data:data26}];
+return false;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent",schemaPath:"#/definitions/execution/properties/memory_budget_percent/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema31.properties.memory_budget_percent.type,parentSchema:schema31.properties.memory_budget_percent,data:data26}];
+return false;
+}
+}
+var valid15 = _errs63 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data24.memory_budget_percent_bps !== undefined){
+let data27 = data24.memory_budget_percent_bps;
+const _errs65 = errors;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema31.properties.memory_budget_percent_bps.type,parentSchema:schema31.properties.memory_budget_percent_bps,data:data27}];
+return false;
+}
+if(errors === _errs65){
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 > 10000 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema31.properties.memory_budget_percent_bps,data:data27}];
+return false;
+}
+else {
+if(data27 < 1 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/execution/memory_budget_percent_bps",schemaPath:"#/definitions/execution/properties/memory_budget_percent_bps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema31.properties.memory_budget_percent_bps,data:data27}];
+return false;
+}
+}
+}
+}
+var valid15 = _errs65 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data24.fold_parallel !== undefined){
+let data28 = data24.fold_parallel;
+const _errs67 = errors;
+if(typeof data28 !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/execution/fold_parallel",schemaPath:"#/definitions/execution/properties/fold_parallel/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema31.properties.fold_parallel.type,parentSchema:schema31.properties.fold_parallel,data:data28}];
+return false;
+}
+var valid15 = _errs67 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data24.threads !== undefined){
+let data29 = data24.threads;
+const _errs69 = errors;
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema31.properties.threads.type,parentSchema:schema31.properties.threads,data:data29}];
+return false;
+}
+if(errors === _errs69){
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 > 4096 || isNaN(data29)){
+validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096",schema:4096,parentSchema:schema31.properties.threads,data:data29}];
+return false;
+}
+else {
+if(data29 < 1 || isNaN(data29)){
+validate10.errors = [{instancePath:instancePath+"/execution/threads",schemaPath:"#/definitions/execution/properties/threads/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema31.properties.threads,data:data29}];
+return false;
+}
+}
+}
+}
+var valid15 = _errs69 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data24.device !== undefined){
+let data30 = data24.device;
+const _errs71 = errors;
+if(errors === _errs71){
+if(typeof data30 === "string"){
+if(!pattern4.test(data30)){
+validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/pattern",keyword:"pattern",params:{pattern: "^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"},message:"must match pattern \""+"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"+"\"",schema:"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$",parentSchema:schema31.properties.device,data:data30}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/execution/device",schemaPath:"#/definitions/execution/properties/device/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema31.properties.device.type,parentSchema:schema31.properties.device,data:data30}];
+return false;
+}
+}
+var valid15 = _errs71 === errors;
+}
+else {
+var valid15 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/execution",schemaPath:"#/definitions/execution/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema31.type,parentSchema:schema31,data:data24}];
+return false;
+}
+}
+var valid0 = _errs57 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.spill !== undefined){
+let data31 = data.spill;
+const _errs73 = errors;
+if(errors === _errs73){
+if(typeof data31 === "string"){
+if(data31.length > 4096){
+validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema11.properties.spill,data:data31}];
+return false;
+}
+else {
+if(data31.length < 1){
+validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.spill,data:data31}];
+return false;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spill",schemaPath:"#/properties/spill/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.spill.type,parentSchema:schema11.properties.spill,data:data31}];
+return false;
+}
+}
+var valid0 = _errs73 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sum !== undefined){
+const _errs75 = errors;
+if(!(validate16(data.sum, {instancePath:instancePath+"/sum",parentData:data,parentDataProperty:"sum",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs75 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mean !== undefined){
+const _errs76 = errors;
+if(!(validate16(data.mean, {instancePath:instancePath+"/mean",parentData:data,parentDataProperty:"mean",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs76 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.min !== undefined){
 const _errs77 = errors;
-if(errors === _errs77){
-if(typeof data42 === "string"){
-if(data42.length > 256){
-const err4 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data42};
+if(!(validate16(data.min, {instancePath:instancePath+"/min",parentData:data,parentDataProperty:"min",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs77 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max !== undefined){
+const _errs78 = errors;
+if(!(validate16(data.max, {instancePath:instancePath+"/max",parentData:data,parentDataProperty:"max",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs78 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.count !== undefined){
+const _errs79 = errors;
+if(!(validate16(data.count, {instancePath:instancePath+"/count",parentData:data,parentDataProperty:"count",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs79 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.var !== undefined){
+const _errs80 = errors;
+if(!(validate16(data.var, {instancePath:instancePath+"/var",parentData:data,parentDataProperty:"var",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs80 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.std !== undefined){
+const _errs81 = errors;
+if(!(validate16(data.std, {instancePath:instancePath+"/std",parentData:data,parentDataProperty:"std",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs81 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.product !== undefined){
+const _errs82 = errors;
+if(!(validate16(data.product, {instancePath:instancePath+"/product",parentData:data,parentDataProperty:"product",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs82 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.norm_l1 !== undefined){
+const _errs83 = errors;
+if(!(validate16(data.norm_l1, {instancePath:instancePath+"/norm_l1",parentData:data,parentDataProperty:"norm_l1",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs83 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.norm_l2 !== undefined){
+const _errs84 = errors;
+if(!(validate16(data.norm_l2, {instancePath:instancePath+"/norm_l2",parentData:data,parentDataProperty:"norm_l2",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs84 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.all_finite !== undefined){
+const _errs85 = errors;
+if(!(validate16(data.all_finite, {instancePath:instancePath+"/all_finite",parentData:data,parentDataProperty:"all_finite",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs85 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.any_nan !== undefined){
+const _errs86 = errors;
+if(!(validate16(data.any_nan, {instancePath:instancePath+"/any_nan",parentData:data,parentDataProperty:"any_nan",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs86 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.any_inf !== undefined){
+const _errs87 = errors;
+if(!(validate16(data.any_inf, {instancePath:instancePath+"/any_inf",parentData:data,parentDataProperty:"any_inf",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs87 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.arg_min !== undefined){
+const _errs88 = errors;
+if(!(validate16(data.arg_min, {instancePath:instancePath+"/arg_min",parentData:data,parentDataProperty:"arg_min",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs88 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.arg_max !== undefined){
+const _errs89 = errors;
+if(!(validate16(data.arg_max, {instancePath:instancePath+"/arg_max",parentData:data,parentDataProperty:"arg_max",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs89 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nan_count !== undefined){
+const _errs90 = errors;
+if(!(validate16(data.nan_count, {instancePath:instancePath+"/nan_count",parentData:data,parentDataProperty:"nan_count",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs90 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.inf_count !== undefined){
+const _errs91 = errors;
+if(!(validate16(data.inf_count, {instancePath:instancePath+"/inf_count",parentData:data,parentDataProperty:"inf_count",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs91 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nan_mean !== undefined){
+const _errs92 = errors;
+if(!(validate16(data.nan_mean, {instancePath:instancePath+"/nan_mean",parentData:data,parentDataProperty:"nan_mean",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs92 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nan_std !== undefined){
+const _errs93 = errors;
+if(!(validate16(data.nan_std, {instancePath:instancePath+"/nan_std",parentData:data,parentDataProperty:"nan_std",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs93 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.median !== undefined){
+const _errs94 = errors;
+if(!(validate16(data.median, {instancePath:instancePath+"/median",parentData:data,parentDataProperty:"median",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs94 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.null_count !== undefined){
+let data52 = data.null_count;
+const _errs95 = errors;
+const _errs96 = errors;
+let valid16 = false;
+const _errs97 = errors;
+if(!(validate16(data52, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs97 === errors;
+valid16 = valid16 || _valid1;
+if(!valid16){
+const _errs98 = errors;
+if(!(validate40(data52, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs98 === errors;
+valid16 = valid16 || _valid1;
+}
+if(!valid16){
+const err4 = {instancePath:instancePath+"/null_count",schemaPath:"#/properties/null_count/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.null_count.anyOf,parentSchema:schema11.properties.null_count,data:data52};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1537,10 +2892,61 @@ else {
 vErrors.push(err4);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
 else {
-if(data42.length < 1){
-const err5 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data42};
+errors = _errs96;
+if(vErrors !== null){
+if(_errs96){
+vErrors.length = _errs96;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs95 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.quantile !== undefined){
+const _errs99 = errors;
+if(!(validate44(data.quantile, {instancePath:instancePath+"/quantile",parentData:data,parentDataProperty:"quantile",rootData}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs99 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.histogram !== undefined){
+const _errs100 = errors;
+if(!(validate48(data.histogram, {instancePath:instancePath+"/histogram",parentData:data,parentDataProperty:"histogram",rootData}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs100 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.covariance !== undefined){
+let data55 = data.covariance;
+const _errs101 = errors;
+const _errs102 = errors;
+let valid17 = false;
+const _errs103 = errors;
+const _errs105 = errors;
+let valid19 = false;
+const _errs106 = errors;
+if(!(((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55))) && (isFinite(data55)))){
+const err5 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.anyOf[0].type,parentSchema:schema13.anyOf[0],data:data55};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1549,9 +2955,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-else {
-if(!pattern2.test(data42)){
-const err6 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data42};
+if(errors === _errs106){
+if((typeof data55 == "number") && (isFinite(data55))){
+if(data55 > 4294967295 || isNaN(data55)){
+const err6 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema13.anyOf[0],data:data55};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1560,11 +2967,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-}
 else {
-const err7 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data42};
+if(data55 < 0 || isNaN(data55)){
+const err7 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema13.anyOf[0],data:data55};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1574,11 +2979,16 @@ vErrors.push(err7);
 errors++;
 }
 }
-var _valid2 = _errs77 === errors;
-valid10 = valid10 || _valid2;
 }
-if(!valid10){
-const err8 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data42};
+}
+var _valid3 = _errs106 === errors;
+valid19 = valid19 || _valid3;
+if(!valid19){
+const _errs108 = errors;
+if(errors === _errs108){
+if(typeof data55 === "string"){
+if(data55.length > 256){
+const err8 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema13.anyOf[1],data:data55};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1588,29 +2998,8 @@ vErrors.push(err8);
 errors++;
 }
 else {
-errors = _errs74;
-if(vErrors !== null){
-if(_errs74){
-vErrors.length = _errs74;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid1 = _errs72 === errors;
-valid8 = valid8 || _valid1;
-if(!valid8){
-const _errs79 = errors;
-if(!(validate45(data42, {instancePath:instancePath+"/covariance",parentData:data,parentDataProperty:"covariance",rootData}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
-errors = vErrors.length;
-}
-var _valid1 = _errs79 === errors;
-valid8 = valid8 || _valid1;
-}
-if(!valid8){
-const err9 = {instancePath:instancePath+"/covariance",schemaPath:"#/properties/covariance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.covariance.anyOf,parentSchema:schema11.properties.covariance,data:data42};
+if(data55.length < 1){
+const err9 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.anyOf[1],data:data55};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1618,37 +3007,10 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
 else {
-errors = _errs71;
-if(vErrors !== null){
-if(_errs71){
-vErrors.length = _errs71;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs70 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.correlation !== undefined){
-let data43 = data.correlation;
-const _errs80 = errors;
-const _errs81 = errors;
-let valid11 = false;
-const _errs82 = errors;
-const _errs84 = errors;
-let valid13 = false;
-const _errs85 = errors;
-if(!(((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43))) && (isFinite(data43)))){
-const err10 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.anyOf[0].type,parentSchema:schema15.anyOf[0],data:data43};
+if(!pattern2.test(data55)){
+const err10 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema13.anyOf[1],data:data55};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1657,10 +3019,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(errors === _errs85){
-if((typeof data43 == "number") && (isFinite(data43))){
-if(data43 > 4294967295 || isNaN(data43)){
-const err11 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema15.anyOf[0],data:data43};
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.anyOf[1].type,parentSchema:schema13.anyOf[1],data:data55};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1669,9 +3032,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-else {
-if(data43 < 0 || isNaN(data43)){
-const err12 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.anyOf[0],data:data43};
+}
+var _valid3 = _errs108 === errors;
+valid19 = valid19 || _valid3;
+}
+if(!valid19){
+const err12 = {instancePath:instancePath+"/covariance",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema13.anyOf,parentSchema:schema13,data:data55};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1680,17 +3046,30 @@ vErrors.push(err12);
 }
 errors++;
 }
+else {
+errors = _errs105;
+if(vErrors !== null){
+if(_errs105){
+vErrors.length = _errs105;
+}
+else {
+vErrors = null;
 }
 }
 }
-var _valid4 = _errs85 === errors;
-valid13 = valid13 || _valid4;
-if(!valid13){
-const _errs87 = errors;
-if(errors === _errs87){
-if(typeof data43 === "string"){
-if(data43.length > 256){
-const err13 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema15.anyOf[1],data:data43};
+var _valid2 = _errs103 === errors;
+valid17 = valid17 || _valid2;
+if(!valid17){
+const _errs110 = errors;
+if(!(validate52(data55, {instancePath:instancePath+"/covariance",parentData:data,parentDataProperty:"covariance",rootData}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+errors = vErrors.length;
+}
+var _valid2 = _errs110 === errors;
+valid17 = valid17 || _valid2;
+}
+if(!valid17){
+const err13 = {instancePath:instancePath+"/covariance",schemaPath:"#/properties/covariance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.covariance.anyOf,parentSchema:schema11.properties.covariance,data:data55};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1698,10 +3077,37 @@ else {
 vErrors.push(err13);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
 else {
-if(data43.length < 1){
-const err14 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.anyOf[1],data:data43};
+errors = _errs102;
+if(vErrors !== null){
+if(_errs102){
+vErrors.length = _errs102;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs101 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.correlation !== undefined){
+let data56 = data.correlation;
+const _errs111 = errors;
+const _errs112 = errors;
+let valid20 = false;
+const _errs113 = errors;
+const _errs115 = errors;
+let valid22 = false;
+const _errs116 = errors;
+if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
+const err14 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.anyOf[0].type,parentSchema:schema13.anyOf[0],data:data56};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1710,9 +3116,10 @@ vErrors.push(err14);
 }
 errors++;
 }
-else {
-if(!pattern2.test(data43)){
-const err15 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema15.anyOf[1],data:data43};
+if(errors === _errs116){
+if((typeof data56 == "number") && (isFinite(data56))){
+if(data56 > 4294967295 || isNaN(data56)){
+const err15 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295",schema:4294967295,parentSchema:schema13.anyOf[0],data:data56};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1721,11 +3128,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-}
 else {
-const err16 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data:data43};
+if(data56 < 0 || isNaN(data56)){
+const err16 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema13.anyOf[0],data:data56};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1735,11 +3140,16 @@ vErrors.push(err16);
 errors++;
 }
 }
-var _valid4 = _errs87 === errors;
-valid13 = valid13 || _valid4;
 }
-if(!valid13){
-const err17 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data:data43};
+}
+var _valid5 = _errs116 === errors;
+valid22 = valid22 || _valid5;
+if(!valid22){
+const _errs118 = errors;
+if(errors === _errs118){
+if(typeof data56 === "string"){
+if(data56.length > 256){
+const err17 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema13.anyOf[1],data:data56};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1749,29 +3159,8 @@ vErrors.push(err17);
 errors++;
 }
 else {
-errors = _errs84;
-if(vErrors !== null){
-if(_errs84){
-vErrors.length = _errs84;
-}
-else {
-vErrors = null;
-}
-}
-}
-var _valid3 = _errs82 === errors;
-valid11 = valid11 || _valid3;
-if(!valid11){
-const _errs89 = errors;
-if(!(validate45(data43, {instancePath:instancePath+"/correlation",parentData:data,parentDataProperty:"correlation",rootData}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
-errors = vErrors.length;
-}
-var _valid3 = _errs89 === errors;
-valid11 = valid11 || _valid3;
-}
-if(!valid11){
-const err18 = {instancePath:instancePath+"/correlation",schemaPath:"#/properties/correlation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.correlation.anyOf,parentSchema:schema11.properties.correlation,data:data43};
+if(data56.length < 1){
+const err18 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.anyOf[1],data:data56};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1779,24 +3168,100 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
 else {
-errors = _errs81;
+if(!pattern2.test(data56)){
+const err19 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"+"\"",schema:"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",parentSchema:schema13.anyOf[1],data:data56};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.anyOf[1].type,parentSchema:schema13.anyOf[1],data:data56};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+var _valid5 = _errs118 === errors;
+valid22 = valid22 || _valid5;
+}
+if(!valid22){
+const err21 = {instancePath:instancePath+"/correlation",schemaPath:"#/definitions/axisToken/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema13.anyOf,parentSchema:schema13,data:data56};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+else {
+errors = _errs115;
 if(vErrors !== null){
-if(_errs81){
-vErrors.length = _errs81;
+if(_errs115){
+vErrors.length = _errs115;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs80 === errors;
+var _valid4 = _errs113 === errors;
+valid20 = valid20 || _valid4;
+if(!valid20){
+const _errs120 = errors;
+if(!(validate52(data56, {instancePath:instancePath+"/correlation",parentData:data,parentDataProperty:"correlation",rootData}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+errors = vErrors.length;
+}
+var _valid4 = _errs120 === errors;
+valid20 = valid20 || _valid4;
+}
+if(!valid20){
+const err22 = {instancePath:instancePath+"/correlation",schemaPath:"#/properties/correlation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.correlation.anyOf,parentSchema:schema11.properties.correlation,data:data56};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs112;
+if(vErrors !== null){
+if(_errs112){
+vErrors.length = _errs112;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs111 === errors;
 }
 else {
 var valid0 = true;
+}
+}
+}
+}
+}
+}
 }
 }
 }
