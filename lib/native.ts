@@ -71,6 +71,35 @@ export type NativeColumnRows =
   | { kind: 'bool' | 'int' | 'float' | 'date' | 'timestamp' | 'time'; rows: number; data: BigInt64Array | Float64Array | Uint8Array; valid?: Uint8Array }
   | { kind: 'str'; rows: number; bytes: Uint8Array; offsets: Uint32Array; valid?: Uint8Array };
 
+/** One typed column of a table query result (native/query/table_query.h ValueColumn). */
+export type NativeValueColumn = { kind: string; valid?: Uint8Array } & (
+  | { type: 'bool'; data: Uint8Array }
+  | { type: 'i64'; data: BigInt64Array }
+  | { type: 'u64'; data: BigUint64Array }
+  | { type: 'f64'; data: Float64Array }
+  | { type: 'i128'; data: string[] }
+  | { type: 'str'; bytes: Uint8Array; offsets: Uint32Array });
+
+/** execution.where_plan of a table query, plus the payload bytes the where read. */
+export interface NativeWherePlan {
+  rows: number; selected: number; blocks: number; blocks_zonemap_resolved: number; blocks_index_pruned: number;
+  blocks_decoded: number; payload_bytes_read: number;
+}
+
+/** What `fileTableQuery` resolves to. */
+export interface NativeTableQueryResult {
+  where?: NativeWherePlan;
+  rowsSelected: number;
+  threads: number;
+  seconds: number;
+  values?: NativeValueColumn;
+  histEdges?: Float64Array;
+  groupKeys?: NativeValueColumn[];
+  groupCounts?: Float64Array;
+  rows?: NativeValueColumn[];
+  rowNumbers?: Float64Array;
+}
+
 export interface NativeBinding {
   openFile(path: string, verifyFooter: boolean): Promise<NativeFileHandle>;
   openFileSync(path: string, verifyFooter: boolean): NativeFileHandle;
@@ -148,6 +177,8 @@ export interface NativeBinding {
   fileTables(file: NativeFileHandle, encodings: boolean): NativeTable[];
   /** Rows [start, start + count) of a column, decoded off the JS thread. */
   fileReadColumn(file: NativeFileHandle, table: string, column: string, start: number, count: number): Promise<NativeColumnRows>;
+  /** A table query (lib/plan/table.ts builds the plan object), run off the JS thread. */
+  fileTableQuery(file: NativeFileHandle, plan: object): Promise<NativeTableQueryResult>;
   /** Declares a table (axis -1 = standalone); returns its id. */
   writerAddTable(w: NativeWriterHandle, name: string, dataset: string, axis: number,
     columns: { name: string; kind: number; unit: number; utc: boolean; nullable: boolean }[]): number;

@@ -107,6 +107,8 @@ export interface QueryTarget {
   readonly fileExecution: FileExecution;
   /** Opaque native handle (lib/native.ts). */
   readonly native: unknown;
+  /** The file's tables (table queries plan against them; absent: the target has none). */
+  readonly tables?: readonly import('./tables/io').TableInfo[];
   /**
    * Stored bytes of each chunk of a dataset, row-major by grid coordinates (from the chunk
    * index). Needed only for datasets holding zstd chunks (raw tiles store their raw size);

@@ -164,34 +164,34 @@ export type StoredKeyTransform =
  * A group-by spec's `bucket` / `width` checked against `col` (spec §4.2, §4.5): `bucket` on
  * `date` (year, month, day) and `timestamp` columns; `width` > 0 on `int` (an integer: exact i64
  * floor division) and `float` (finite; f64 floor(v / w) * w). Both at once, or either on another
- * kind, is TET_QUERY_INVALID; a bad width value TET_QUERY_BAD_LITERAL.
+ * kind, or a bad width, is TET_QUERY_GROUP_BY.
  */
 export function storedKeyTransform(col: LiteralColumn, spec: { bucket?: unknown; width?: unknown }, where: string): StoredKeyTransform {
   const { bucket, width } = spec;
-  if (bucket !== undefined && width !== undefined) throw new TetQueryError('TET_QUERY_INVALID', `${where}: give bucket or width, not both`);
+  if (bucket !== undefined && width !== undefined) throw new TetQueryError('TET_QUERY_GROUP_BY', `${where}: give bucket or width, not both`);
   if (bucket !== undefined) {
     if (typeof bucket !== 'string' || !(TIME_BUCKETS as readonly string[]).includes(bucket)) {
-      throw new TetQueryError('TET_QUERY_INVALID', `${where}.bucket: expected one of ${TIME_BUCKETS.join(', ')}`);
+      throw new TetQueryError('TET_QUERY_GROUP_BY', `${where}.bucket: expected one of ${TIME_BUCKETS.join(', ')}`);
     }
     const b = bucket as TimeBucketName;
     if (col.kind !== 'date' && col.kind !== 'timestamp') {
-      throw new TetQueryError('TET_QUERY_INVALID', `${where}.bucket: buckets apply to date and timestamp columns; ${columnText(col)} is not one`);
+      throw new TetQueryError('TET_QUERY_GROUP_BY', `${where}.bucket: buckets apply to date and timestamp columns; ${columnText(col)} is not one`);
     }
     if (col.kind === 'date' && (b === 'hour' || b === 'minute')) {
-      throw new TetQueryError('TET_QUERY_INVALID', `${where}.bucket: a ${b} bucket does not apply to ${columnText(col)} (year, month or day)`);
+      throw new TetQueryError('TET_QUERY_GROUP_BY', `${where}.bucket: a ${b} bucket does not apply to ${columnText(col)} (year, month or day)`);
     }
     return { type: 'bucket', bucket: b };
   }
   if (width !== undefined) {
     if (col.kind !== 'int' && col.kind !== 'float') {
-      throw new TetQueryError('TET_QUERY_INVALID', `${where}.width: width applies to int and float columns; ${columnText(col)} is not one`);
+      throw new TetQueryError('TET_QUERY_GROUP_BY', `${where}.width: width applies to int and float columns; ${columnText(col)} is not one`);
     }
     if (typeof width !== 'number' || !Number.isFinite(width) || !(width > 0)) {
-      throw new TetQueryError('TET_QUERY_BAD_LITERAL', `${where}.width: expected a finite number > 0, found ${String(width)}`);
+      throw new TetQueryError('TET_QUERY_GROUP_BY', `${where}.width: expected a finite number > 0, found ${String(width)}`);
     }
     if (col.kind === 'int') {
       if (!Number.isSafeInteger(width)) {
-        throw new TetQueryError('TET_QUERY_BAD_LITERAL', `${where}.width: ${columnText(col)} takes an integer width below 2^53, found ${width}`);
+        throw new TetQueryError('TET_QUERY_GROUP_BY', `${where}.width: ${columnText(col)} takes an integer width below 2^53, found ${width}`);
       }
       return { type: 'width_int', width: BigInt(width) };
     }

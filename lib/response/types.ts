@@ -20,6 +20,13 @@ export type QueryStatus = 'validated' | 'planned' | 'executed' | 'unmatched';
 export type { CatalogSection, ChunkTouchPolicy, ReadPlan, ReadPlanAxis } from '../plan/types';
 
 export type ScalarValue = number | boolean | bigint;
+/** A table value in its column kind's JSON form (spec tables_and_filters.md §1); null = null. */
+export type TableValue = boolean | number | string | null;
+/** How a where was settled (spec §4.4): rows, selected, and blocks by how each was decided. */
+export interface WherePlanSection {
+  rows: number; selected: number; blocks: number;
+  blocks_zonemap_resolved: number; blocks_index_pruned: number; blocks_decoded: number;
+}
 export type IntegerList = (number | bigint)[];
 export type PartialValues = Float64Array | IntegerList | boolean[];
 
@@ -87,6 +94,24 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   operation_covariance_order?: number;
   operation_correlation?: number[];
   operation_correlation_order?: number;
+
+  // where / group_by / table queries (spec tables_and_filters.md §4.4). A table query's
+  // execution section has these, threads and seconds, and none of the tensor fields above.
+  /** Keyed by the filtered axis's dim name (tensors) or the table's name. */
+  where_plan?: Record<string, WherePlanSection>;
+  /** Table queries: block payload bytes the where read. */
+  where_payload_bytes_read?: number;
+  table_rows?: number;
+  rows_selected?: number;
+  /** A table reduction's column. */
+  operation_column?: string;
+  /** Group keys, ascending (composite keys as arrays), in their JSON form. */
+  group_keys?: TableValue[] | TableValue[][];
+  /** Rows (tables) / positions along the group axis (tensors) per group. */
+  group_counts?: number[];
+  /** A table `columns` query's rows. */
+  rows?: Record<string, TableValue>[];
+  [grouped: `operation_grouped_${string}`]: TableValue[] | Float64Array | IntegerList | boolean[] | undefined;
 
   operation_reduced_shape?: number[];
   operation_reduced_axes?: number[];

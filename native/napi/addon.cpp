@@ -39,7 +39,7 @@ class TetAddon : public Napi::Addon<TetAddon> {
         {"writerSetExecution", WriterSetExecution}, {"writerAddDataset", WriterAddDataset},
         {"writerWriteChunk", WriterWriteChunk}, {"writerWriteSlab", WriterWriteSlab}, {"writerSetFooter", WriterSetFooter},
         {"writerCommit", WriterCommit}, {"writerAbort", WriterAbort}, {"engineStats", EngineStatsOf},
-        {"fileTables", FileTables}, {"fileReadColumn", FileReadColumn},
+        {"fileTables", FileTables}, {"fileReadColumn", FileReadColumn}, {"fileTableQuery", FileTableQuery},
         {"writerAddTable", WriterAddTable}, {"writerAppendTable", WriterAppendTable},
     };
     for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));

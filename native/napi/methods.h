@@ -34,6 +34,7 @@ Napi::Value VerifyTables(const Napi::CallbackInfo& info);
 // table_methods.cpp
 Napi::Value FileTables(const Napi::CallbackInfo& info);
 Napi::Value FileReadColumn(const Napi::CallbackInfo& info);
+Napi::Value FileTableQuery(const Napi::CallbackInfo& info);  // (file, plan object) -> Promise
 
 // writer_methods.cpp
 Napi::Value WriterCreate(const Napi::CallbackInfo& info);

@@ -105,13 +105,13 @@ describe('storedKeyTransform', () => {
   });
 
   it('misuse', () => {
-    expect(code(() => storedKeyTransform(col('time'), { bucket: 'hour' }, 'g'))).toBe('TET_QUERY_INVALID');
-    expect(code(() => storedKeyTransform(col('date'), { bucket: 'minute' }, 'g'))).toBe('TET_QUERY_INVALID');
-    expect(code(() => storedKeyTransform(col('int'), { bucket: 'day' }, 'g'))).toBe('TET_QUERY_INVALID');
-    expect(code(() => storedKeyTransform(col('str'), { width: 2 }, 'g'))).toBe('TET_QUERY_INVALID');
-    expect(code(() => storedKeyTransform(col('int'), { width: 2.5 }, 'g'))).toBe('TET_QUERY_BAD_LITERAL');
-    expect(code(() => storedKeyTransform(col('int'), { width: 0 }, 'g'))).toBe('TET_QUERY_BAD_LITERAL');
-    expect(code(() => storedKeyTransform(col('float'), { width: -1 }, 'g'))).toBe('TET_QUERY_BAD_LITERAL');
-    expect(code(() => storedKeyTransform(col('int'), { width: 2, bucket: 'day' }, 'g'))).toBe('TET_QUERY_INVALID');
+    expect(code(() => storedKeyTransform(col('time'), { bucket: 'hour' }, 'g'))).toBe('TET_QUERY_GROUP_BY');
+    expect(code(() => storedKeyTransform(col('date'), { bucket: 'minute' }, 'g'))).toBe('TET_QUERY_GROUP_BY');
+    expect(code(() => storedKeyTransform(col('int'), { bucket: 'day' }, 'g'))).toBe('TET_QUERY_GROUP_BY');
+    expect(code(() => storedKeyTransform(col('str'), { width: 2 }, 'g'))).toBe('TET_QUERY_GROUP_BY');
+    expect(code(() => storedKeyTransform(col('int'), { width: 2.5 }, 'g'))).toBe('TET_QUERY_GROUP_BY');
+    expect(code(() => storedKeyTransform(col('int'), { width: 0 }, 'g'))).toBe('TET_QUERY_GROUP_BY');
+    expect(code(() => storedKeyTransform(col('float'), { width: -1 }, 'g'))).toBe('TET_QUERY_GROUP_BY');
+    expect(code(() => storedKeyTransform(col('int'), { width: 2, bucket: 'day' }, 'g'))).toBe('TET_QUERY_GROUP_BY');
   });
 });
