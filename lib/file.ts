@@ -112,6 +112,7 @@ export class TetFile implements QueryTarget {
   private handle: NativeFileHandle | null;
   private storedSizes: Map<number, Float64Array> | null = null;
   private tableList: readonly TableInfo[] | null = null;
+  private tableListEncodings: readonly TableInfo[] | null = null;
 
   /**
    * Use open() / openSync().
@@ -240,7 +241,11 @@ export class TetFile implements QueryTarget {
 
   /** One table; `{ encodings: true }` also lists each column's encodings (validating every block). */
   table(name: string, opts: { encodings?: boolean } = {}): TableInfo {
-    if (opts.encodings) return findTable(listTables(binding(), this.native, true), name);
+    if (opts.encodings) {
+      // Listing encodings validates every block of every table: once per file, however many tables are asked for.
+      this.tableListEncodings ??= Object.freeze(listTables(binding(), this.native, true));
+      return findTable(this.tableListEncodings, name);
+    }
     return findTable(this.tables, name);
   }
 

@@ -67,9 +67,10 @@ export interface NativeTable {
 }
 
 /** Rows of a column: physical values (i64 / f64 / u8, or UTF-8 bytes + offsets) and validity. */
+/** What fileReadColumn resolves to: the values went into the caller's arrays; str rows come back as UTF-8 bytes + offsets. */
 export type NativeColumnRows =
-  | { kind: 'bool' | 'int' | 'float' | 'date' | 'timestamp' | 'time'; rows: number; data: BigInt64Array | Float64Array | Uint8Array; valid?: Uint8Array }
-  | { kind: 'str'; rows: number; bytes: Uint8Array; offsets: Uint32Array; valid?: Uint8Array };
+  | { kind: 'bool' | 'int' | 'float' | 'date' | 'timestamp' | 'time'; rows: number; anyNull: boolean }
+  | { kind: 'str'; rows: number; anyNull: boolean; bytes: Uint8Array; offsets: Uint32Array };
 
 /** One typed column of a table query result (native/query/table_query.h ValueColumn). */
 export type NativeValueColumn = { kind: string; valid?: Uint8Array } & (
@@ -176,7 +177,13 @@ export interface NativeBinding {
   /** The tables of the file (docs/format-tables.md); `encodings` validates every block to list them. */
   fileTables(file: NativeFileHandle, encodings: boolean): NativeTable[];
   /** Rows [start, start + count) of a column, decoded off the JS thread. */
-  fileReadColumn(file: NativeFileHandle, table: string, column: string, start: number, count: number): Promise<NativeColumnRows>;
+  /**
+   * Rows [start, start + count) of a column, decoded off the JS thread straight into `data`
+   * (count entries: Uint8Array bool, Int32Array date, Float64Array float, BigInt64Array other
+   * int-stored kinds; null for str) and `valid` (Uint8Array, 1 = present), which the caller owns.
+   */
+  fileReadColumn(file: NativeFileHandle, table: string, column: string, start: number, count: number,
+    data: BigInt64Array | Float64Array | Uint8Array | Int32Array | null, valid: Uint8Array): Promise<NativeColumnRows>;
   /** A table query (lib/plan/table.ts builds the plan object), run off the JS thread. */
   fileTableQuery(file: NativeFileHandle, plan: object): Promise<NativeTableQueryResult>;
   /** Declares a table (axis -1 = standalone); returns its id. */

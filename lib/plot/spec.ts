@@ -4,6 +4,8 @@
 //   a 1-D result                   a line over the kept axis' coordinate labels (or positions)
 //   a 2-D result, covariance /     a heatmap with both axes labelled and a colour scale
 //   correlation
+//   a grouped result [G]           bars per group key
+//   a grouped result [G, K]        a heatmap: one row per group key, the kept axis across
 // The geometry is fixed (autosize none, fixed padding), so the plot area of a heatmap starts at
 // (padding.left, padding.top) and each cell is cellWidth x cellHeight pixels.
 import { coordLabels, dimNames } from '../plan/metadata';
@@ -36,7 +38,7 @@ export type PlotPadding = { left: number; top: number; right: number; bottom: nu
 
 /** What {@link plotSpec} returns: the Vega specification and the picture's fixed geometry. */
 export interface PlotSpec {
-  kind: 'histogram' | 'line' | 'heatmap';
+  kind: 'histogram' | 'line' | 'heatmap' | 'bars';
   /** The Vega specification. */
   vega: Record<string, unknown>;
   /** Space around the plot area: the plot area starts at (padding.left, padding.top). */
@@ -127,6 +129,58 @@ function frame(title: string, width: number, height: number, padding: PlotPaddin
   };
 }
 
+/** A group key as a label: composite keys joined with " · ", the null key as "null". */
+export function groupKeyLabel(key: unknown): string {
+  if (Array.isArray(key)) return key.map(groupKeyLabel).join(' · ');
+  if (key === null || key === undefined) return 'null';
+  return String(key);
+}
+
+/** The dataset axis a tensor query groups along, when the document names it (else null). */
+function groupAxisOf(res: QueryResponse): number | null {
+  const g = res.query.group_by;
+  const first = Array.isArray(g) ? g[0] : g;
+  let token: unknown = typeof first === 'string' ? (first.includes('.') ? first.slice(0, first.indexOf('.')) : undefined) : first?.axis;
+  if (typeof token === 'string' && /^[0-9]+$/.test(token)) token = Number(token);
+  if (typeof token === 'number') return token;
+  if (typeof token === 'string') {
+    const i = res.catalog?.dim_names?.indexOf(token) ?? -1;
+    return i >= 0 ? i : null;
+  }
+  return null;
+}
+
+function barsSpec(title: string, width: number, height: number, keys: string[], values: ArrayLike<unknown>, yTitle: string): PlotSpec {
+  const bars = keys.map((k, i) => ({ i, k, y: toNumber(values[i]) }));
+  const index = keys.map((_, i) => i);
+  const slanted = keys.length > 12 || keys.some((k) => k.length > 8);
+  const pad = slanted ? { ...PADDING_NO_LEGEND, bottom: PADDING.bottom + 40 } : PADDING_NO_LEGEND;
+  return {
+    kind: 'bars', padding: pad, width: width + pad.left + pad.right, height: height + pad.top + pad.bottom,
+    vega: frame(title, width, height, pad, {
+      data: [{ name: 'bars', values: bars }],
+      scales: [
+        { name: 'x', type: 'band', domain: index, range: 'width', padding: 0.15 },
+        { name: 'y', type: 'linear', domain: { data: 'bars', field: 'y' }, range: 'height', nice: true, zero: true },
+      ],
+      axes: [
+        { orient: 'bottom', scale: 'x', title: 'group', values: tickValues(index, width * (slanted ? 2 : 1)),
+          ...(slanted ? { labelAngle: -45, labelAlign: 'right' } : {}),
+          encode: { labels: { update: { text: { signal: `[${keys.map((l) => JSON.stringify(l)).join(',')}][datum.value]` } } } } },
+        { orient: 'left', scale: 'y', title: yTitle, grid: true },
+      ],
+      marks: [{
+        type: 'rect', from: { data: 'bars' },
+        encode: { enter: {
+          x: { scale: 'x', field: 'i' }, width: { scale: 'x', band: 1 },
+          y: { scale: 'y', field: 'y' }, y2: { scale: 'y', value: 0 },
+          fill: [{ test: 'isValid(datum.y)', value: '#4c78a8' }, { value: '#d9d9d9' }],
+        } },
+      }],
+    }),
+  };
+}
+
 /** The Vega specification of a response's picture; TET_PLOT_UNSUPPORTED when it has none. */
 export function plotSpec(res: QueryResponse, opts: PlotOptions = {}): PlotSpec {
   const ex = res.execution;
@@ -140,6 +194,28 @@ export function plotSpec(res: QueryResponse, opts: PlotOptions = {}): PlotSpec {
   const title = opts.title ?? `${op} of ${dataset}${over.length ? ` over ${over.join(', ')}` : ''}${u ? ` (${u})` : ''}`;
   const scheme = opts.scheme ?? 'viridis';
   if (typeof scheme !== 'string' || !/^[a-z0-9-]+$/i.test(scheme)) bad(`plot scheme must be a Vega scheme name, found ${String(scheme)}`);
+
+  const grouped = (ex as unknown as Record<string, unknown>)[`operation_grouped_${op}`] as ArrayLike<unknown> | undefined;
+  if (ex.group_keys && grouped) {
+    const keys = ex.group_keys.map(groupKeyLabel);
+    const shape = ex.operation_reduced_shape ?? [keys.length];
+    if (keys.length === 0) unsupported('a grouped result with no group (where left nothing) has no picture');
+    if (shape.length === 1) {
+      return barsSpec(opts.title ?? `${op} of ${dataset} per group${u ? ` (${u})` : ''}`, width, positiveInt(opts.height, 'height', 400),
+        keys, grouped, `${op}${u ? ` (${u})` : ''}`);
+    }
+    if (shape.length !== 2) unsupported(`a grouped result of shape [${shape.join(', ')}] has no picture yet: keep at most one axis besides the groups`);
+    const ndim = res.catalog?.shape?.length ?? 0;
+    const gAxis = groupAxisOf(res);
+    const reducedAxes = ex.operation_reduced_axes ?? [];
+    const kept = Array.from({ length: ndim }, (_, a) => a).filter((a) => a !== gAxis && !reducedAxes.includes(a));
+    const cols = kept.length === 1 ? axisLabels(res, meta, kept[0]).slice(0, shape[1]) : [];
+    return heatmap({
+      title: opts.title ?? `${op} of ${dataset} per group${u ? ` (${u})` : ''}`, width, height: opts.height, scheme, op, u,
+      rows: keys, cols: cols.length === shape[1] ? cols : Array.from({ length: shape[1] }, (_, i) => i),
+      values: grouped, rowTitle: 'group', colTitle: kept.length === 1 ? axisTitle(res, meta, kept[0]) : 'position', rowZeroAtBottom: false,
+    });
+  }
 
   if (op === 'histogram' && ex.operation_histogram_counts && ex.operation_histogram_edges) {
     const height = positiveInt(opts.height, 'height', 400);
@@ -228,11 +304,24 @@ export function plotSpec(res: QueryResponse, opts: PlotOptions = {}): PlotSpec {
     rowTitle = axisTitle(res, meta, kept[0]);
     colTitle = axisTitle(res, meta, kept[1]);
   }
+  return heatmap({
+    title, width, height: opts.height, scheme, op, u, rows, cols, values, rowTitle, colTitle,
+    rowZeroAtBottom: ascending(rows) && op !== 'covariance' && op !== 'correlation',
+  });
+}
+
+interface HeatmapInput {
+  title: string; width: number; height: number | undefined; scheme: string; op: string; u: string;
+  rows: (string | number)[]; cols: (string | number)[]; values: ArrayLike<unknown>;
+  rowTitle: string; colTitle: string; rowZeroAtBottom: boolean;
+}
+
+function heatmap(h: HeatmapInput): PlotSpec {
+  const { title, width, scheme, op, u, rows, cols, values, rowTitle, colTitle, rowZeroAtBottom } = h;
   const nr = rows.length, nc = cols.length;
   if (nr * nc !== values.length || nr === 0) unsupported(`the result holds ${values.length} values, not ${nr} x ${nc}`);
   const cw = Math.max(1, Math.floor(width / nc));
-  const ch = opts.height !== undefined ? Math.max(1, Math.floor(positiveInt(opts.height, 'height', 400) / nr)) : cw;
-  const rowZeroAtBottom = ascending(rows) && op !== 'covariance' && op !== 'correlation';
+  const ch = h.height !== undefined ? Math.max(1, Math.floor(positiveInt(h.height, 'height', 400) / nr)) : cw;
   const cells = [];
   for (let r = 0; r < nr; r++) {
     for (let c = 0; c < nc; c++) cells.push({ r, c, v: toNumber(values[r * nc + c]) });

@@ -106,7 +106,7 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   /** A table reduction's column. */
   operation_column?: string;
   /** Group keys, ascending (composite keys as arrays), in their JSON form. */
-  group_keys?: TableValue[] | TableValue[][];
+  group_keys?: unknown[];
   /** Rows (tables) / positions along the group axis (tensors) per group. */
   group_counts?: number[];
   /** A table `columns` query's rows. */

@@ -100,17 +100,30 @@ export async function readColumn(b: NativeBinding, file: NativeFileHandle, table
   opts: ReadColumnOptions = {}): Promise<ColumnValues> {
   const col = findColumn(table, column);
   const { start, count } = rowRange(table, opts);
+  // Caller-owned outputs: native decodes straight into the arrays the user gets.
+  const values = col.kind === 'str' ? null : outputArray(col.kind, count);
+  const valid = new Uint8Array(count);
   let raw: Awaited<ReturnType<NativeBinding['fileReadColumn']>>;
   try {
-    raw = await b.fileReadColumn(file, table.name, column, start, count);
+    raw = await b.fileReadColumn(file, table.name, column, start, count, values, valid);
   } catch (err) {
     throw toTetError(err);
   }
-  const batch = (raw.kind === 'str'
-    ? { kind: 'str', rows: raw.rows, bytes: raw.bytes, offsets: raw.offsets, valid: raw.valid }
-    : { kind: raw.kind, rows: raw.rows, data: raw.data, valid: raw.valid }) as PhysicalBatch;
-  if (!batch.valid) delete batch.valid;
-  return fromPhysical(batch, col);
+  if (raw.kind === 'str') {
+    const batch: PhysicalBatch = { kind: 'str', rows: raw.rows, bytes: raw.bytes, offsets: raw.offsets, ...(raw.anyNull ? { valid } : {}) };
+    return fromPhysical(batch, col);
+  }
+  return { kind: col.kind, rows: count, values: values!, ...(raw.anyNull ? { valid } : {}) };
+}
+
+/** The typed array a column of this kind reads into (see ColumnValues.values). */
+function outputArray(kind: ColumnKind, rows: number): Uint8Array | Int32Array | Float64Array | BigInt64Array {
+  switch (kind) {
+    case 'bool': return new Uint8Array(rows);
+    case 'date': return new Int32Array(rows);
+    case 'float': return new Float64Array(rows);
+    default: return new BigInt64Array(rows);
+  }
 }
 
 /** Declares a table natively; returns its native id. */

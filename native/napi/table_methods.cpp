@@ -1,6 +1,7 @@
 // Tables stored in a .tet file (docs/format-tables.md): their catalog and reading column ranges.
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -68,12 +69,40 @@ Napi::Value ColumnToJs(Napi::Env env, const TablesRegion& r, size_t t, size_t c,
   return o;
 }
 
+// The typed arrays a read writes into (allocated by the SDK: caller-owned outputs, so the rows
+// are decoded once, straight into the arrays the user gets). Held by reference while the job
+// runs; released on the JS thread.
+struct ColumnOutput {
+  napi_ref ref = nullptr;
+  napi_typedarray_type type = napi_uint8_array;
+  void* data = nullptr;
+  size_t length = 0;
+};
+
+ColumnOutput ColumnOutputArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
+  Napi::Env env = info.Env();
+  if (info.Length() <= i || !info[i].IsTypedArray()) ThrowArg(env, std::string(what) + " must be a typed array");
+  ColumnOutput o;
+  napi_value buffer;
+  size_t offset = 0;
+  NAPI_THROW_IF_FAILED(env, napi_get_typedarray_info(env, info[i], &o.type, &o.length, &o.data, &buffer, &offset), o);
+  NAPI_THROW_IF_FAILED(env, napi_create_reference(env, info[i], 1, &o.ref), o);
+  return o;
+}
+
 class ReadColumnWorker : public PromiseWorker {
  public:
+  // `data` / `valid`: caller-owned outputs of `count` entries (no `data` for str columns, whose
+  // byte length is known only after decoding).
   ReadColumnWorker(Napi::Env env, std::shared_ptr<File> file, std::string table, std::string column, uint64_t start,
-                   uint64_t count)
+                   uint64_t count, ColumnOutput data, ColumnOutput valid)
       : PromiseWorker(env, "tetration:readColumn"), file_(std::move(file)), table_(std::move(table)),
-        column_(std::move(column)), start_(start), count_(count) {}
+        column_(std::move(column)), start_(start), count_(count), data_(data), valid_(valid) {}
+  ~ReadColumnWorker() override {
+    // Runs on the JS thread (after OnOK / OnError).
+    for (napi_ref r : {data_.ref, valid_.ref})
+      if (r != nullptr) napi_delete_reference(Env(), r);
+  }
 
  protected:
   void Run() override {
@@ -86,16 +115,20 @@ class ReadColumnWorker : public PromiseWorker {
                                               ") lie outside table '" + table_ + "' (" + std::to_string(ci.rows) + " rows)");
     physical_ = cells::physical_of(ci.schema.kind);
     kind_ = ci.schema.kind;
-    valid_.resize(count_);
+    CheckOutputs();
+    uint8_t* valid = static_cast<uint8_t*>(valid_.data);
     if (count_ == 0) return;
     cells::CellRef root = r.column(t, c);
     const cells::DecodeContext& ctx = r.context(t, c);
     switch (physical_) {
-      case Physical::Int: ints_.resize(count_); cells::decode_column(*root, start_, count_, ints_.data(), valid_.data(), ctx); break;
-      case Physical::Float: floats_.resize(count_); cells::decode_column(*root, start_, count_, floats_.data(), valid_.data(), ctx); break;
-      case Physical::Bool: bools_.resize(count_); cells::decode_column(*root, start_, count_, bools_.data(), valid_.data(), ctx); break;
+      case Physical::Int:
+        if (kind_ == cells::Kind::Date) DecodeDays(*root, ctx, valid);
+        else cells::decode_column(*root, start_, count_, data_.data, valid, ctx);
+        break;
+      case Physical::Float:
+      case Physical::Bool: cells::decode_column(*root, start_, count_, data_.data, valid, ctx); break;
       case Physical::Str:
-        cells::decode_column(*root, start_, count_, &strs_, valid_.data(), ctx);
+        cells::decode_column(*root, start_, count_, &strs_, valid, ctx);
         if (strs_.bytes.size() > 0xffffffffu)
           fail(Code::TET_BUDGET_EXCEEDED, "the strings of rows [" + std::to_string(start_) + ", " +
                                               std::to_string(start_ + count_) + ") exceed 4 GiB; read a smaller range");
@@ -103,63 +136,70 @@ class ReadColumnWorker : public PromiseWorker {
       case Physical::Table: fail(Code::TET_INTERNAL, "a column of kind table");
     }
     file_->check_unchanged();
+    for (uint64_t i = 0; i < count_ && !any_null_; ++i) any_null_ = valid[i] == 0;
   }
 
   Napi::Value Result(Napi::Env env) override {
     Napi::Object o = Napi::Object::New(env);
     o.Set("kind", cells::kind_name(kind_));
     o.Set("rows", static_cast<double>(count_));
-    bool any_null = false;
-    for (uint8_t v : valid_) any_null |= v == 0;
-    if (any_null) {
-      Napi::Uint8Array v = Napi::Uint8Array::New(env, valid_.size());
-      std::memcpy(v.Data(), valid_.data(), valid_.size());
-      o.Set("valid", v);
-    }
-    switch (physical_) {
-      case Physical::Int: {
-        Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, ints_.size() * 8);
-        if (!ints_.empty()) std::memcpy(ab.Data(), ints_.data(), ints_.size() * 8);
-        napi_value arr;
-        NAPI_THROW_IF_FAILED(env, napi_create_typedarray(env, napi_bigint64_array, ints_.size(), ab, 0, &arr), Napi::Value());
-        o.Set("data", Napi::Value(env, arr));
-        break;
-      }
-      case Physical::Float: {
-        Napi::Float64Array a = Napi::Float64Array::New(env, floats_.size());
-        if (!floats_.empty()) std::memcpy(a.Data(), floats_.data(), floats_.size() * 8);
-        o.Set("data", a);
-        break;
-      }
-      case Physical::Bool: {
-        Napi::Uint8Array a = Napi::Uint8Array::New(env, bools_.size());
-        if (!bools_.empty()) std::memcpy(a.Data(), bools_.data(), bools_.size());
-        o.Set("data", a);
-        break;
-      }
-      case Physical::Str: {
-        Napi::Uint8Array b = Napi::Uint8Array::New(env, strs_.bytes.size());
-        if (!strs_.bytes.empty()) std::memcpy(b.Data(), strs_.bytes.data(), strs_.bytes.size());
-        Napi::Uint32Array off = Napi::Uint32Array::New(env, count_ + 1);
-        for (uint64_t i = 0; i <= count_; ++i) off[i] = static_cast<uint32_t>(i < strs_.offsets.size() ? strs_.offsets[i] : 0);
-        o.Set("bytes", b);
-        o.Set("offsets", off);
-        break;
-      }
-      case Physical::Table: break;
+    o.Set("anyNull", any_null_);
+    if (physical_ == Physical::Str) {
+      Napi::Uint8Array b = Napi::Uint8Array::New(env, strs_.bytes.size());
+      if (!strs_.bytes.empty()) std::memcpy(b.Data(), strs_.bytes.data(), strs_.bytes.size());
+      Napi::Uint32Array off = Napi::Uint32Array::New(env, count_ + 1);
+      for (uint64_t i = 0; i <= count_; ++i) off[i] = static_cast<uint32_t>(i < strs_.offsets.size() ? strs_.offsets[i] : 0);
+      o.Set("bytes", b);
+      o.Set("offsets", off);
     }
     return o;
   }
 
  private:
+  // The outputs match the column: `valid` a Uint8Array of count entries; `data` count entries of
+  // the kind's JS array (bool Uint8Array, date Int32Array, float Float64Array, other int-stored
+  // kinds BigInt64Array), absent for str. The SDK allocates them; a mismatch is its bug.
+  void CheckOutputs() const {
+    auto bad = [](const std::string& what) { fail(Code::TET_INTERNAL, "readColumn: " + what); };
+    if (valid_.type != napi_uint8_array || valid_.length != count_) bad("valid must be a Uint8Array of count entries");
+    if (physical_ == Physical::Str) {
+      if (data_.ref != nullptr) bad("a str column takes no data array");
+      return;
+    }
+    napi_typedarray_type want = napi_bigint64_array;
+    if (physical_ == Physical::Float) want = napi_float64_array;
+    if (physical_ == Physical::Bool) want = napi_uint8_array;
+    if (kind_ == cells::Kind::Date) want = napi_int32_array;
+    if (data_.ref == nullptr || data_.type != want || data_.length != count_)
+      bad(std::string("data must be a typed array of count entries for a ") + cells::kind_name(kind_) + " column");
+  }
+
+  // Dates are stored as i64 days; users get Int32Array days (the SDK's date range): decoded in
+  // slices through a small buffer, each value range-checked.
+  void DecodeDays(const cells::Cell& root, const cells::DecodeContext& ctx, uint8_t* valid) {
+    constexpr uint64_t kSlice = 8192;
+    std::vector<int64_t> buf(static_cast<size_t>(std::min<uint64_t>(kSlice, count_)));
+    int32_t* out = static_cast<int32_t*>(data_.data);
+    for (uint64_t at = 0; at < count_; at += kSlice) {
+      const uint64_t n = std::min(kSlice, count_ - at);
+      cells::decode_column(root, start_ + at, n, buf.data(), valid + at, ctx);
+      for (uint64_t i = 0; i < n; ++i) {
+        const int64_t d = buf[i];
+        if (d < INT32_MIN || d > INT32_MAX)
+          fail(Code::TET_CELLS_INVALID, "a stored date " + std::to_string(d) + " at row " + std::to_string(start_ + at + i) +
+                                            " is outside the i32 day range");
+        out[at + i] = static_cast<int32_t>(d);
+      }
+    }
+  }
+
   std::shared_ptr<File> file_;
   std::string table_, column_;
   uint64_t start_, count_;
+  ColumnOutput data_, valid_;
   Physical physical_ = Physical::Int;
   cells::Kind kind_ = cells::Kind::Int;
-  std::vector<int64_t> ints_;
-  std::vector<double> floats_;
-  std::vector<uint8_t> bools_, valid_;
+  bool any_null_ = false;
   cells::StrBuffer strs_;
 };
 
@@ -477,7 +517,11 @@ Napi::Value FileReadColumn(const Napi::CallbackInfo& info) {
     std::string column = StringArg(info, 2, "column");
     const uint64_t start = U64Arg(info, 3, "start");
     const uint64_t count = U64Arg(info, 4, "count");
-    return (new ReadColumnWorker(env, std::move(file), std::move(table), std::move(column), start, count))->Start();
+    ColumnOutput data;
+    if (info.Length() > 5 && !info[5].IsUndefined() && !info[5].IsNull()) data = ColumnOutputArg(info, 5, "data");
+    ColumnOutput valid = ColumnOutputArg(info, 6, "valid");
+    return (new ReadColumnWorker(env, std::move(file), std::move(table), std::move(column), start, count, data, valid))
+        ->Start();
   });
 }
 

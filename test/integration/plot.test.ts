@@ -105,6 +105,42 @@ describe('renderPlot', () => {
       .rejects.toMatchObject({ code: 'TET_PLOT_UNSUPPORTED' });
   });
 
+  it('a grouped result is bars per key (composite and null keys labelled); [G, K] is a heatmap with a row per key', async () => {
+    // The plot layer reads only the response: a hand-made grouped table response (values chosen
+    // so that the second group is the tallest bar and the first the shortest).
+    const grouped = {
+      status: 'executed', accepted: true, dataset: 'obs', table: 'obs', tet_file: 'x.tet', selection_axes: 0,
+      query: { table: 'obs', mean: { column: 'temp_c' }, group_by: ['country', 'qc_ok'] },
+      execution: {
+        operation: 'mean', group_keys: [['AA', false], ['AA', true], [null, true]], group_counts: [3, 9, 2],
+        operation_grouped_mean: [1, 5, 2.5], operation_reduced_shape: [3],
+      },
+    } as unknown as QueryResponse;
+    const spec = plotSpec(grouped, { width: 300, height: 200 });
+    expect(spec.kind).toBe('bars');
+    expect(JSON.stringify(spec.vega)).toContain('AA · true');
+    expect(JSON.stringify(spec.vega)).toContain('null · true');
+    const { info, at } = await pixels(await renderPlot(grouped, { format: 'png', width: 300, height: 200 }));
+    expect([info.width, info.height]).toEqual([spec.width, spec.height]);
+    const band = 300 / 3;
+    const top = (v: number) => spec.padding.top + 200 - Math.round(200 * v / 5);  // y domain [0, 5] (nice)
+    near(at(spec.padding.left + Math.round(1.5 * band), top(5) + 3), BAR);       // the tallest bar reaches near the top
+    near(at(spec.padding.left + Math.round(0.5 * band), top(5) + 3), [255, 255, 255], 40);  // the first is short: grid / background there
+    near(at(spec.padding.left + Math.round(0.5 * band), spec.padding.top + 200 - 5), BAR);
+
+    const map2 = {
+      ...grouped, query: { dataset: 'temperature', mean: ['time'], group_by: 'lat.zone' },
+      catalog: { dataset: 'temperature', shape: [4, 3, 2], dim_names: ['time', 'lat', 'lon'] },
+      execution: { operation: 'mean', group_keys: ['north', 'south'], group_counts: [2, 1],
+        operation_grouped_mean: [1, 2, 3, 4], operation_reduced_shape: [2, 2], operation_reduced_axes: [0] },
+    } as unknown as QueryResponse;
+    const hm = plotSpec(map2, { width: 200 });
+    expect(hm.kind).toBe('heatmap');
+    expect(hm.cell).toMatchObject({ rows: 2, cols: 2, width: 100 });
+    const none = { ...grouped, execution: { ...grouped.execution, group_keys: [], operation_grouped_mean: [], operation_reduced_shape: [0] } } as unknown as QueryResponse;
+    expect(() => plotSpec(none)).toThrow(expect.objectContaining({ code: 'TET_PLOT_UNSUPPORTED' }));
+  });
+
   it('tet query -x --plot FILE.png writes the picture; other extensions are usage errors', async () => {
     const out = join(dir, 'jan.png');
     const r = spawnSync(process.execPath, [join(ROOT, 'dist/cli.cjs'), 'query', join(ROOT, 'samples/monthly_mean_map.toml'),
