@@ -34,7 +34,7 @@ export type { RunQueryOptions, QueryPartialOptions, MergePartialsOptions, MergeR
 export { toJsonText, f32Text } from './response/json';
 export type {
   QueryResponse, ExecutionSection, QueryStatus, CatalogSection, ReadPlan, ReadPlanAxis, ReadPlanChunk,
-  ChunkTouchPolicy, ScalarValue, IntegerList, PartialValues, WherePlanEntry,
+  ChunkTouchPolicy, ScalarValue, IntegerList, PartialValues, WherePlanEntry, TableValue,
 } from './response';
 export type { IoRegime } from './plan/strategy';
 export type { BudgetSource } from './plan/budget';

@@ -82,6 +82,29 @@ export interface NativeWherePlan {
 /** {@link NativeBinding.tableWhere}: the selected rows as flat [start, end) pairs, ascending. */
 export interface NativeTableWhere { runs: Float64Array; plan: NativeWherePlan }
 
+/** One typed column of a table query result (native/query/table_query.h ValueColumn). */
+export type NativeValueColumn = { kind: string; valid?: Uint8Array } & (
+  | { type: 'bool'; data: Uint8Array }
+  | { type: 'i64'; data: BigInt64Array }
+  | { type: 'u64'; data: BigUint64Array }
+  | { type: 'f64'; data: Float64Array }
+  | { type: 'i128'; data: string[] }
+  | { type: 'str'; bytes: Uint8Array; offsets: Uint32Array });
+
+/** What `fileTableQuery` resolves to. */
+export interface NativeTableQueryResult {
+  where?: NativeWherePlan;
+  rowsSelected: number;
+  threads: number;
+  seconds: number;
+  values?: NativeValueColumn;
+  histEdges?: Float64Array;
+  groupKeys?: NativeValueColumn[];
+  groupCounts?: Float64Array;
+  rows?: NativeValueColumn[];
+  rowNumbers?: Float64Array;
+}
+
 export interface NativeBinding {
   openFile(path: string, verifyFooter: boolean): Promise<NativeFileHandle>;
   openFileSync(path: string, verifyFooter: boolean): NativeFileHandle;
@@ -173,6 +196,8 @@ export interface NativeBinding {
   tableWhere(file: NativeFileHandle, table: string, predicates: Uint8Array, cancel: NativeCancelToken | null): Promise<NativeTableWhere>;
   /** The same on the JS thread (planQuery is synchronous). */
   tableWhereSync(file: NativeFileHandle, table: string, predicates: Uint8Array): NativeTableWhere;
+  /** A table query (lib/plan/table.ts builds the plan object), run off the JS thread. */
+  fileTableQuery(file: NativeFileHandle, plan: object): Promise<NativeTableQueryResult>;
   /** Declares a table (axis -1 = standalone); returns its id. */
   writerAddTable(w: NativeWriterHandle, name: string, dataset: string, axis: number,
     columns: { name: string; kind: number; unit: number; utc: boolean; nullable: boolean }[]): number;

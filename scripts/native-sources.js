@@ -4,7 +4,7 @@
 const fs = require('fs');
 const path = require('path');
 const root = path.join(__dirname, '..', 'native');
-const CORE = ['util', 'format', 'codec', 'plan', 'fold', 'exec', 'write', 'verify', 'cells', 'napi'];
+const CORE = ['util', 'format', 'codec', 'plan', 'fold', 'exec', 'write', 'verify', 'cells', 'query', 'napi'];
 const ZSTD = ['common', 'compress', 'decompress'];
 
 function list(dir, exts) {

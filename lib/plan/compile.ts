@@ -129,9 +129,12 @@ function storedBytesOf(target: QueryTarget, ds: DatasetInfo, perAxis: Parameters
  */
 export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
   chunkListLimit = MAX_LISTED_CHUNKS, where?: EvaluatedWhere): PlannedQuery {
-  if (doc.table !== undefined || doc.group_by !== undefined) {
-    // The wire validates; the table-query and group_by planners land with issue 12.
-    throw new TetQueryError('TET_QUERY_UNSUPPORTED', 'table queries and "group_by" are not planned by this build yet');
+  if (doc.table !== undefined) {
+    throw new TetQueryError('TET_INTERNAL', 'a table query reached the dataset planner (lib/run routes it to lib/plan/table.ts)');
+  }
+  if (doc.group_by !== undefined) {
+    // Table queries group (lib/plan/table.ts); grouping a tensor along an axis table is the next step of issue 12.
+    throw new TetQueryError('TET_QUERY_UNSUPPORTED', '"group_by" on a dataset query is not supported yet (table queries take it: "table": name)');
   }
   const ds = target.datasets.find((d) => d.name === doc.dataset) ?? null;
   const meta = ds ? datasetMetadata(target.metadata, ds.name) : {};

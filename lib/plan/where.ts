@@ -82,8 +82,8 @@ export interface EvaluatedWhere {
 // ---- literals ------------------------------------------------------------------------------------
 
 /**
- * The stored form of one literal for a column (the one place literals are converted; the shared
- * lib/plan/literals.ts takes over here when it lands). Errors name the document path.
+ * The stored form of one literal for a column (lib/tables/values.ts literalFromJson, the one
+ * converter, which lib/plan/literals.ts wraps for table queries too). Errors name the document path.
  */
 export function storedLiteral(schema: ResolvedColumnSchema, x: unknown, at: string): PhysicalScalar {
   try {

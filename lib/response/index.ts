@@ -2,7 +2,7 @@
 // lib/cli/format.ts, so the SDK loads no CLI dependency).
 export type {
   QueryResponse, QueryStatus, CatalogSection, ReadPlan, ReadPlanAxis, ExecutionSection,
-  ChunkTouchPolicy, ScalarValue, IntegerList, PartialValues, WherePlanEntry,
+  ChunkTouchPolicy, ScalarValue, IntegerList, PartialValues, WherePlanEntry, TableValue,
 } from './types';
 export type { ReadPlanChunk } from '../plan/chunks';
 export { toJsonText, f32Text } from './json';

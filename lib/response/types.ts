@@ -22,6 +22,8 @@ export type { CatalogSection, ChunkTouchPolicy, ReadPlan, ReadPlanAxis } from '.
 export type { WherePlanEntry } from '../plan/where';
 
 export type ScalarValue = number | boolean | bigint;
+/** A table value in its column kind's JSON form (spec tables_and_filters.md §1); null = null. */
+export type TableValue = boolean | number | bigint | string | null;
 export type IntegerList = (number | bigint)[];
 export type PartialValues = Float64Array | IntegerList | boolean[];
 
@@ -91,10 +93,22 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   operation_correlation?: number[];
   operation_correlation_order?: number;
 
-  /** group_by: the keys in order (composite keys as arrays; values in their JSON form, null last). */
+  // where / group_by / table queries (spec tables_and_filters.md §4.4). A table query's
+  // execution section has these, threads and seconds, and none of the tensor fields above.
+  /** Keyed by the filtered axis's dim name (tensors, `selected` counted before `selection`) or
+   *  the table's name: how the where was settled (spec §4.4) and the payload bytes it read. Only with a `where`. */
+  where_plan?: Record<string, WherePlanEntry>;
+  table_rows?: number;
+  rows_selected?: number;
+  /** A table reduction's column. */
+  operation_column?: string;
+  /** Group keys, ascending (composite keys as arrays), in their JSON form. */
   group_keys?: unknown[];
-  /** group_by: positions along the group axis (tensors) or rows (tables) per group. */
+  /** Rows (tables) / positions along the group axis (tensors) per group. */
   group_counts?: number[];
+  /** A table `columns` query's rows. */
+  rows?: Record<string, TableValue>[];
+  [grouped: `operation_grouped_${string}`]: TableValue[] | Float64Array | IntegerList | boolean[] | undefined;
 
   operation_reduced_shape?: number[];
   operation_reduced_axes?: number[];
@@ -121,10 +135,6 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   operation_reduced_median?: Float64Array;
   operation_reduced_quantile?: Float64Array;
   operation_reduced_histogram_counts?: IntegerList;
-
-  /** Per filtered axis (dim name, or decimal index without dim_names): how its `where` was
-   *  settled (spec §4.4); `selected` counts positions before `selection`. Only with a `where`. */
-  where_plan?: Record<string, WherePlanEntry>;
 }
 
 export interface QueryResponse {

@@ -1,13 +1,16 @@
 // runQuery / planQuery: the library entry points that tie the layers together, in one direction:
 // query/ (parse + validate) -> plan/ (domain plan) -> engine (native run) -> response/.
 import { binding } from '../binding';
-import { runCompiled } from '../engine';
+import { runCompiled, runNative } from '../engine';
 import { TetCancelledError, TetQueryError } from '../errors';
 import type { NativeFileHandle } from '../native';
 import { compileExecution, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
 import { allocateReductionOutput, reductionOutputSpec } from '../plan/output';
+import { planTableQuery } from '../plan/table';
+import { isTableQuery, type QueryDocument } from '../query/document';
 import { toQueryDocument } from '../query/parse';
 import { buildEmptyResponse, buildExecutedResponse, plannedResponse } from '../response/build';
+import { tableResponse } from '../response/table';
 import type { QueryResponse } from '../response/types';
 import type { ProgressCallback } from '../progress';
 import type { QueryTarget } from '../types';
@@ -42,6 +45,7 @@ export interface RunQueryOptions {
 /** Plans a query against the file's catalog without executing it (status planned / unmatched). */
 export function planQuery(target: QueryTarget, input: string | object): QueryResponse {
   const doc = toQueryDocument(input);
+  if (isTableQuery(doc)) return plannedTableResponse(target, planTableQuery(target.tables ?? [], doc));
   return plannedResponse(planAgainstTarget(target, doc, undefined, whereSync(target, doc)));
 }
 
@@ -69,9 +73,30 @@ export function emptyAnswer(planned: PlannedQuery, compiled: CompiledExecution):
   return buildEmptyResponse(planned, compiled);
 }
 
+/** A table query resolved against the file's tables, not run. */
+function plannedTableResponse(target: QueryTarget, planned: ReturnType<typeof planTableQuery>): QueryResponse {
+  const name = planned.table.name;
+  return { status: 'planned', accepted: true, dataset: name, table: name, tet_file: target.path, selection_axes: 0, query: planned.doc };
+}
+
+/**
+ * A table query (`"table": name`): planned against the file's tables, run by the native table
+ * query (where, reduction / group_by, or rows), shaped by lib/response/table.ts.
+ */
+async function runTableQuery(target: QueryTarget, doc: QueryDocument, opts: RunQueryOptions): Promise<QueryResponse> {
+  const planned = planTableQuery(target.tables ?? [], doc);
+  if (opts.execute === false) return plannedTableResponse(target, planned);
+  if (opts.signal?.aborted) throw cancelled();
+  const native = binding();
+  const handle = target.native as NativeFileHandle;
+  const result = await runNative(opts.signal, () => native.fileTableQuery(handle, planned.native));
+  return tableResponse(planned, target.path, result);
+}
+
 /** Validates, plans and executes a query. Unknown datasets resolve to status "unmatched". */
 export async function runQuery(target: QueryTarget, input: string | object, opts: RunQueryOptions = {}): Promise<QueryResponse> {
   const doc = toQueryDocument(input);
+  if (isTableQuery(doc)) return runTableQuery(target, doc, opts);
   const planned = planAgainstTarget(target, doc, undefined, await where(target, doc, opts.signal));
   if (!planned.dataset || opts.execute === false) return plannedResponse(planned);
   if (opts.signal?.aborted) throw cancelled();

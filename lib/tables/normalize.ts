@@ -433,7 +433,7 @@ function badBatch(message: string): TetError {
 }
 
 /** The strings of a str batch: one latin1 decode and slices when it is ASCII, else one TextDecoder call per row. */
-function decodeStrings(bytes: Uint8Array, offsets: Uint32Array, rows: number): string[] {
+export function decodeStrings(bytes: Uint8Array, offsets: Uint32Array, rows: number): string[] {
   const out = new Array<string>(rows);
   if (isAscii(bytes)) {
     const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');

@@ -41,6 +41,7 @@ class TetAddon : public Napi::Addon<TetAddon> {
         {"writerCommit", WriterCommit}, {"writerAbort", WriterAbort}, {"engineStats", EngineStatsOf},
         {"fileTables", FileTables}, {"fileReadColumn", FileReadColumn},
         {"tableWhere", TableWhere}, {"tableWhereSync", TableWhereSync},
+        {"fileTableQuery", FileTableQuery},
         {"writerAddTable", WriterAddTable}, {"writerAppendTable", WriterAppendTable},
     };
     for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));

@@ -36,6 +36,7 @@ Napi::Value FileTables(const Napi::CallbackInfo& info);
 Napi::Value FileReadColumn(const Napi::CallbackInfo& info);
 Napi::Value TableWhere(const Napi::CallbackInfo& info);
 Napi::Value TableWhereSync(const Napi::CallbackInfo& info);
+Napi::Value FileTableQuery(const Napi::CallbackInfo& info);  // (file, plan object) -> Promise
 
 // writer_methods.cpp
 Napi::Value WriterCreate(const Napi::CallbackInfo& info);

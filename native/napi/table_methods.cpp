@@ -1,5 +1,6 @@
 // Tables stored in a .tet file (docs/format-tables.md): their catalog and reading column ranges.
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -8,10 +9,12 @@
 
 #include "cells/region.h"
 #include "cells/where_wire.h"
+#include "fold/registry.h"
 #include "napi/handles.h"
 #include "napi/js_values.h"
 #include "napi/methods.h"
 #include "napi/promise_worker.h"
+#include "query/table_query.h"
 #include "tet/file.h"
 
 namespace tet::napi {
@@ -242,7 +245,285 @@ class TableWhereWorker : public PromiseWorker {
   cells::WhereRuns result_;
 };
 
+// ---- tableQuery: the plan object lib/plan/table.ts builds, resolved against the region ----------
+
+Napi::Object ObjectOf(Napi::Env env, const Napi::Value& v, const char* what) {
+  if (!v.IsObject()) ThrowArg(env, std::string(what) + " must be an object");
+  return v.As<Napi::Object>();
+}
+std::string StringOf(Napi::Env env, const Napi::Value& v, const char* what) {
+  if (!v.IsString()) ThrowArg(env, std::string(what) + " must be a string");
+  return v.As<Napi::String>().Utf8Value();
+}
+double NumberOf(Napi::Env env, const Napi::Value& v, const char* what) {
+  if (!v.IsNumber()) ThrowArg(env, std::string(what) + " must be a number");
+  return v.As<Napi::Number>().DoubleValue();
+}
+Napi::Array ArrayOf(Napi::Env env, const Napi::Value& v, const char* what) {
+  if (!v.IsArray()) ThrowArg(env, std::string(what) + " must be an array");
+  return v.As<Napi::Array>();
+}
+
+// {type: 'bool'|'int'|'float'|'str', value} (int values as BigInt).
+cells::Literal LiteralOf(Napi::Env env, const Napi::Value& v) {
+  Napi::Object o = ObjectOf(env, v, "literal");
+  const std::string type = StringOf(env, o.Get("type"), "literal.type");
+  Napi::Value x = o.Get("value");
+  if (type == "bool") {
+    if (!x.IsBoolean()) ThrowArg(env, "a bool literal must be a boolean");
+    return cells::Literal::of_bool(x.As<Napi::Boolean>().Value());
+  }
+  if (type == "int") {
+    if (!x.IsBigInt()) ThrowArg(env, "an int literal must be a BigInt");
+    bool lossless = false;
+    const int64_t i = x.As<Napi::BigInt>().Int64Value(&lossless);
+    if (!lossless) ThrowArg(env, "an int literal must fit in i64");
+    return cells::Literal::of_int(i);
+  }
+  if (type == "float") return cells::Literal::of_float(NumberOf(env, x, "a float literal"));
+  if (type == "str") return cells::Literal::of_str(StringOf(env, x, "a str literal"));
+  ThrowArg(env, "literal.type must be bool, int, float or str");
+}
+
+size_t ColumnIndex(const TableInfo& t, const std::string& name) {
+  const int c = t.find_column(name);
+  if (c < 0) fail(Code::TET_QUERY_UNKNOWN_COLUMN, "table '" + t.name + "' has no column named '" + name + "'");
+  return static_cast<size_t>(c);
+}
+
+cells::WhereOp WhereOpOf(Napi::Env env, const std::string& op) {
+  static const char* const names[] = {"eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "range", "prefix", "is_null", "is_nan"};
+  for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)
+    if (op == names[k]) return static_cast<cells::WhereOp>(k);
+  ThrowArg(env, "unknown where op '" + op + "'");
+}
+
+query::TableQueryPlan PlanOf(Napi::Env env, const TablesRegion& r, const Napi::Object& o) {
+  query::TableQueryPlan p;
+  const std::string table = StringOf(env, o.Get("table"), "plan.table");
+  const int t = r.find_table(table);
+  if (t < 0) fail(Code::TET_QUERY_UNKNOWN_TABLE, "no table named '" + table + "'");
+  p.table = static_cast<size_t>(t);
+  const TableInfo& ti = r.tables()[p.table];
+  Napi::Array where = ArrayOf(env, o.Get("where"), "plan.where");
+  p.has_where = where.Length() > 0;
+  for (uint32_t k = 0; k < where.Length(); ++k) {
+    Napi::Object w = ObjectOf(env, where.Get(k), "plan.where[k]");
+    cells::Predicate pr;
+    pr.column = ColumnIndex(ti, StringOf(env, w.Get("column"), "predicate.column"));
+    pr.op = WhereOpOf(env, StringOf(env, w.Get("op"), "predicate.op"));
+    if (w.Has("value")) pr.value = LiteralOf(env, w.Get("value"));
+    if (w.Has("set")) {
+      Napi::Array set = ArrayOf(env, w.Get("set"), "predicate.set");
+      for (uint32_t i = 0; i < set.Length(); ++i) pr.set.push_back(LiteralOf(env, set.Get(i)));
+    }
+    if (w.Has("lo") && !w.Get("lo").IsNull()) pr.lo = LiteralOf(env, w.Get("lo"));
+    if (w.Has("hi") && !w.Get("hi").IsNull()) pr.hi = LiteralOf(env, w.Get("hi"));
+    if (w.Has("flag")) pr.flag = w.Get("flag").ToBoolean().Value();
+    p.where.push_back(std::move(pr));
+  }
+  const std::string mode = StringOf(env, o.Get("mode"), "plan.mode");
+  if (mode == "rows") {
+    p.mode = query::TableQueryPlan::Mode::Rows;
+    Napi::Array cols = ArrayOf(env, o.Get("columns"), "plan.columns");
+    for (uint32_t k = 0; k < cols.Length(); ++k) p.columns.push_back(ColumnIndex(ti, StringOf(env, cols.Get(k), "column")));
+    p.limit = U64Of(env, o.Get("limit"), "plan.limit");
+    p.offset = U64Of(env, o.Get("offset"), "plan.offset");
+    Napi::Array order = ArrayOf(env, o.Get("orderBy"), "plan.orderBy");
+    for (uint32_t k = 0; k < order.Length(); ++k) {
+      Napi::Object ok = ObjectOf(env, order.Get(k), "orderBy[k]");
+      p.order_by.push_back({ColumnIndex(ti, StringOf(env, ok.Get("column"), "orderBy.column")), ok.Get("desc").ToBoolean().Value()});
+    }
+    return p;
+  }
+  p.op = static_cast<Op>(U64Of(env, o.Get("op"), "plan.op"));
+  if (uint32_t(p.op) >= fold::kOpCount) ThrowArg(env, "plan.op is not an op code");
+  p.count_rows = o.Get("countRows").ToBoolean().Value();
+  if (!p.count_rows) p.column = ColumnIndex(ti, StringOf(env, o.Get("column"), "plan.column"));
+  if (o.Has("q")) p.q = NumberOf(env, o.Get("q"), "plan.q");
+  if (o.Has("bins")) p.bins = uint32_t(std::min<uint64_t>(U64Of(env, o.Get("bins"), "plan.bins"), 0xffffffffu));
+  if (o.Has("histMin")) {
+    p.hist_range = true;
+    p.hist_min = NumberOf(env, o.Get("histMin"), "plan.histMin");
+    p.hist_max = NumberOf(env, o.Get("histMax"), "plan.histMax");
+  }
+  Napi::Array groups = ArrayOf(env, o.Get("groupBy"), "plan.groupBy");
+  for (uint32_t k = 0; k < groups.Length(); ++k) {
+    Napi::Object g = ObjectOf(env, groups.Get(k), "groupBy[k]");
+    query::GroupKey key;
+    key.column = ColumnIndex(ti, StringOf(env, g.Get("column"), "groupBy.column"));
+    const std::string tr = StringOf(env, g.Get("transform"), "groupBy.transform");
+    if (tr == "bucket") {
+      key.transform = query::KeyTransform::Bucket;
+      const std::string b = StringOf(env, g.Get("bucket"), "groupBy.bucket");
+      static const char* const buckets[] = {"year", "month", "day", "hour", "minute"};
+      bool found = false;
+      for (int i = 0; i < 5; ++i)
+        if (b == buckets[i]) key.bucket = static_cast<query::TimeBucket>(i), found = true;
+      if (!found) ThrowArg(env, "unknown bucket '" + b + "'");
+    } else if (tr == "width_int") {
+      key.transform = query::KeyTransform::WidthInt;
+      Napi::Value w = g.Get("width");
+      if (!w.IsBigInt()) ThrowArg(env, "an int width must be a BigInt");
+      bool lossless = false;
+      key.width_int = w.As<Napi::BigInt>().Int64Value(&lossless);
+      if (!lossless) ThrowArg(env, "an int width must fit in i64");
+    } else if (tr == "width_float") {
+      key.transform = query::KeyTransform::WidthFloat;
+      key.width_float = NumberOf(env, g.Get("width"), "groupBy.width");
+    } else if (tr != "none") {
+      ThrowArg(env, "unknown group key transform '" + tr + "'");
+    }
+    p.group_by.push_back(key);
+  }
+  return p;
+}
+
+Napi::Value ValueColumnToJs(Napi::Env env, const query::ValueColumn& c) {
+  using T = query::ValueColumn::Type;
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("kind", cells::kind_name(c.kind));
+  const size_t n = c.size();
+  switch (c.type) {
+    case T::Bool: {
+      o.Set("type", "bool");
+      Napi::Uint8Array a = Napi::Uint8Array::New(env, n);
+      if (n) std::memcpy(a.Data(), c.b.data(), n);
+      o.Set("data", a);
+      break;
+    }
+    case T::I64: case T::U64: {
+      o.Set("type", c.type == T::I64 ? "i64" : "u64");
+      Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, n * 8);
+      if (n) std::memcpy(ab.Data(), c.type == T::I64 ? static_cast<const void*>(c.i.data()) : c.u.data(), n * 8);
+      napi_value arr;
+      NAPI_THROW_IF_FAILED(env, napi_create_typedarray(env, c.type == T::I64 ? napi_bigint64_array : napi_biguint64_array, n, ab, 0, &arr),
+                           Napi::Value());
+      o.Set("data", Napi::Value(env, arr));
+      break;
+    }
+    case T::F64: {
+      o.Set("type", "f64");
+      Napi::Float64Array a = Napi::Float64Array::New(env, n);
+      if (n) std::memcpy(a.Data(), c.f.data(), n * 8);
+      o.Set("data", a);
+      break;
+    }
+    case T::I128: {
+      // Exact integer sums: decimal strings (few values: one per group).
+      o.Set("type", "i128");
+      Napi::Array a = Napi::Array::New(env, n);
+      for (size_t k = 0; k < n; ++k) {
+        __int128 v = c.wide[k];
+        const bool neg = v < 0;
+        unsigned __int128 u = neg ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
+        char buf[48];
+        int at = 47;
+        buf[at] = 0;
+        do { buf[--at] = char('0' + int(u % 10)); u /= 10; } while (u);
+        if (neg) buf[--at] = '-';
+        a.Set(uint32_t(k), std::string(buf + at));
+      }
+      o.Set("data", a);
+      break;
+    }
+    case T::Str: {
+      o.Set("type", "str");
+      if (c.s.bytes.size() > 0xffffffffu) fail(Code::TET_BUDGET_EXCEEDED, "the result strings exceed 4 GiB");
+      Napi::Uint8Array b = Napi::Uint8Array::New(env, c.s.bytes.size());
+      if (!c.s.bytes.empty()) std::memcpy(b.Data(), c.s.bytes.data(), c.s.bytes.size());
+      Napi::Uint32Array off = Napi::Uint32Array::New(env, n + 1);
+      for (size_t k = 0; k <= n; ++k) off[k] = static_cast<uint32_t>(c.s.offsets[k]);
+      o.Set("bytes", b);
+      o.Set("offsets", off);
+      break;
+    }
+  }
+  if (!c.valid.empty()) {
+    Napi::Uint8Array v = Napi::Uint8Array::New(env, c.valid.size());
+    std::memcpy(v.Data(), c.valid.data(), c.valid.size());
+    o.Set("valid", v);
+  }
+  return o;
+}
+
+class TableQueryWorker : public PromiseWorker {
+ public:
+  TableQueryWorker(Napi::Env env, std::shared_ptr<File> file, query::TableQueryPlan plan, query::ExecLimits limits)
+      : PromiseWorker(env, "tetration:tableQuery"), file_(std::move(file)), plan_(std::move(plan)), limits_(limits) {}
+
+ protected:
+  void Run() override {
+    file_->check_unchanged();
+    const auto t0 = std::chrono::steady_clock::now();
+    res_ = query::run_table_query(RegionOf(*file_), plan_, limits_);
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    file_->check_unchanged();
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object o = Napi::Object::New(env);
+    if (res_.has_where) {
+      Napi::Object w = Napi::Object::New(env);
+      const cells::WherePlan& p = res_.where;
+      w.Set("rows", double(p.rows)), w.Set("selected", double(p.selected)), w.Set("blocks", double(p.blocks));
+      w.Set("blocks_zonemap_resolved", double(p.blocks_zonemap_resolved));
+      w.Set("blocks_index_pruned", double(p.blocks_index_pruned));
+      w.Set("blocks_decoded", double(p.blocks_decoded));
+      w.Set("payload_bytes_read", double(p.payload_bytes_read));
+      o.Set("where", w);
+    }
+    o.Set("rowsSelected", double(res_.rows_selected));
+    o.Set("threads", double(res_.threads_used));
+    o.Set("seconds", seconds_);
+    if (plan_.mode == query::TableQueryPlan::Mode::Rows) {
+      Napi::Array rows = Napi::Array::New(env, res_.rows.size());
+      for (size_t k = 0; k < res_.rows.size(); ++k) rows.Set(uint32_t(k), ValueColumnToJs(env, res_.rows[k]));
+      o.Set("rows", rows);
+      Napi::Float64Array rn = Napi::Float64Array::New(env, res_.row_numbers.size());
+      for (size_t k = 0; k < res_.row_numbers.size(); ++k) rn[k] = double(res_.row_numbers[k]);
+      o.Set("rowNumbers", rn);
+      return o;
+    }
+    o.Set("values", ValueColumnToJs(env, res_.values));
+    if (!res_.hist_edges.empty()) {
+      Napi::Float64Array e = Napi::Float64Array::New(env, res_.hist_edges.size());
+      std::memcpy(e.Data(), res_.hist_edges.data(), res_.hist_edges.size() * 8);
+      o.Set("histEdges", e);
+    }
+    if (!plan_.group_by.empty()) {
+      Napi::Array keys = Napi::Array::New(env, res_.group_keys.size());
+      for (size_t k = 0; k < res_.group_keys.size(); ++k) keys.Set(uint32_t(k), ValueColumnToJs(env, res_.group_keys[k]));
+      o.Set("groupKeys", keys);
+      Napi::Float64Array gc = Napi::Float64Array::New(env, res_.group_counts.size());
+      for (size_t k = 0; k < res_.group_counts.size(); ++k) gc[k] = double(res_.group_counts[k]);
+      o.Set("groupCounts", gc);
+    }
+    return o;
+  }
+
+ private:
+  std::shared_ptr<File> file_;
+  query::TableQueryPlan plan_;
+  query::ExecLimits limits_;
+  query::TableQueryResult res_;
+  double seconds_ = 0;
+};
+
 }  // namespace
+
+Napi::Value FileTableQuery(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return GuardAsync(env, [&]() -> Napi::Value {
+    std::shared_ptr<File> file = OpenFileOf(Arg(info, 0, "file"));
+    Napi::Object o = ObjectOf(env, Arg(info, 1, "plan"), "plan");
+    query::TableQueryPlan plan = PlanOf(env, RegionOf(*file), o);
+    query::ExecLimits limits;
+    if (o.Has("threads")) limits.threads = uint32_t(std::min<uint64_t>(U64Of(env, o.Get("threads"), "plan.threads"), 4096));
+    if (o.Has("memoryBudgetBytes")) limits.memory_budget_bytes = U64Of(env, o.Get("memoryBudgetBytes"), "plan.memoryBudgetBytes");
+    return (new TableQueryWorker(env, std::move(file), std::move(plan), limits))->Start();
+  });
+}
 
 Napi::Value FileTables(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
