@@ -18,7 +18,9 @@ struct NumericCodec {
 // In tie-break order: the cheaper decode first.
 constexpr NumericCodec kCodecs[] = {
     {Enc::Constant, constant_fit, constant_encode}, {Enc::Sequence, sequence_fit, sequence_encode},
+    {Enc::PiecewiseSequence, piecewise_sequence_fit, piecewise_sequence_encode},
     {Enc::Plain, plain_fit, plain_encode},          {Enc::BoolBits, bool_bits_fit, bool_bits_encode},
+    {Enc::SparseBool, sparse_bool_fit, sparse_bool_encode},
     {Enc::For, for_fit, for_encode},                {Enc::Rle, rle_fit, rle_encode},
     {Enc::Delta, delta_fit, delta_encode},          {Enc::Decimal, decimal_fit, decimal_encode},
 };

@@ -40,7 +40,8 @@ bool enc_is_known(uint8_t e) { return e < kEncodingCount; }
 const char* enc_name(Enc e) {
   static const char* const kNames[kEncodingCount] = {
       "plain", "constant", "sequence", "bool_bits", "for", "delta", "dict",
-      "rle", "sym8", "sym8_for", "views", "directory", "global_dict", "decimal"};
+      "rle", "sym8", "sym8_for", "views", "directory", "global_dict", "decimal",
+      "run_directory", "piecewise_sequence", "sparse_bool"};
   const auto i = static_cast<uint8_t>(e);
   return i < kEncodingCount ? kNames[i] : "?";
 }

@@ -17,4 +17,7 @@ extern const EncodingOps kViewsOps;       // views.cpp
 extern const EncodingOps kDirectoryOps;   // column.cpp
 extern const EncodingOps kGlobalDictOps;  // dict.cpp
 extern const EncodingOps kDecimalOps;     // decimal.cpp (an extension beyond the spec's thirteen)
+extern const EncodingOps kRunDirectoryOps;       // run_directory.cpp (extension; a column root at rest)
+extern const EncodingOps kPiecewiseSequenceOps;  // piecewise_sequence.cpp (extension)
+extern const EncodingOps kSparseBoolOps;         // sparse_bool.cpp (extension)
 }  // namespace tet::cells

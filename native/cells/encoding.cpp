@@ -17,7 +17,8 @@ const EncodingOps* const* encoding_table() {
   // Indexed by the enc byte.
   static const EncodingOps* const kTable[kEncodingCount] = {
       &kPlainOps, &kConstantOps, &kSequenceOps, &kBoolBitsOps, &kForOps,  &kDeltaOps,     &kDictOps,
-      &kRleOps,   &kSym8Ops,     &kSym8ForOps,  &kViewsOps,    &kDirectoryOps, &kGlobalDictOps, &kDecimalOps};
+      &kRleOps,   &kSym8Ops,     &kSym8ForOps,  &kViewsOps,    &kDirectoryOps, &kGlobalDictOps, &kDecimalOps,
+      &kRunDirectoryOps, &kPiecewiseSequenceOps, &kSparseBoolOps};
   return kTable;
 }
 }  // namespace
@@ -40,6 +41,7 @@ void validate_leaf(const Cell& c, const DecodeContext& ctx) {
   const EncodingOps* ops = find_encoding(c.enc);
   if (!ops) throw_invalid("unknown encoding " + std::to_string(c.enc));
   if (c.enc_v() == Enc::Directory) throw_invalid("a directory where a leaf block was expected");
+  if (c.enc_v() == Enc::RunDirectory) throw_invalid("a run directory where a leaf block was expected");
   if (!ops->legal(physical_of(c.kind_v())))
     throw_invalid(std::string("encoding ") + enc_name(c.enc_v()) + " cannot hold " + kind_name(c.kind_v()) + " values");
   if (c.attrs & ~attr::kDefined) throw_invalid("undefined attribute bits");

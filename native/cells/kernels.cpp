@@ -520,6 +520,8 @@ IntSum sum_bool(const Cell& b, TierScratch& s) {
   } else if (b.enc_v() == Enc::BoolBits) {
     const uint64_t* words = payload_words(b);  // null and past-len bits are 0 (validated)
     for (uint64_t w = 0; w < (b.len + 63) / 64; ++w) trues += static_cast<uint64_t>(__builtin_popcountll(words[w]));
+  } else if (b.enc_v() == Enc::SparseBool) {
+    trues = sparse_bool_trues(b);  // header only: the present rows and the exception count
   } else {
     const uint8_t* x = bool_lanes(b, s);
     for (uint32_t i = 0; i < b.len; ++i) trues += x[i];
@@ -543,6 +545,8 @@ Resolved compare_bool(const Cell& b, CmpOp op, bool c, BlockMask& out, TierScrat
   uint64_t trues[kMaskWords] = {};
   if (b.enc_v() == Enc::BoolBits) {
     std::memcpy(trues, b.payload, (b.len + 63) / 64 * 8);
+  } else if (b.enc_v() == Enc::SparseBool) {
+    sparse_bool_true_words(b, trues);  // the present rows, flipped at each exception
   } else {
     const uint8_t* x = bool_lanes(b, s);
     for (uint32_t i = 0; i < b.len; ++i) trues[i >> 6] |= uint64_t(x[i] != 0) << (i & 63);

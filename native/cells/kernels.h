@@ -10,6 +10,7 @@
 //    the residual domain once (constants outside [base, base + 2^w) clamp to all-true /
 //    all-false); filter widens only the selected rows;
 //  - Delta: sum / compare / filter scan the recurrence in registers.
+//  - SparseBool: sum is the header's counts; compare builds the mask from the exception rows.
 // Everything else decodes into the caller's TierScratch (Int at its width tier, tiers.h): no
 // allocation per block.
 //

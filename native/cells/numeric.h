@@ -1,4 +1,5 @@
-// What the numeric encodings (plain, constant, sequence, bool_bits, for, delta, rle, decimal) share:
+// What the numeric encodings (plain, constant, sequence, bool_bits, for, delta, rle, decimal,
+// piecewise_sequence, sparse_bool) share:
 // the staged rows an encoder takes, each encoder's fit (the exact data bytes it would produce,
 // the number the builders compare) and encode, and the checks their validators have in common.
 // Each encoding's fit / encode / validate / decode live together in its codec file.
@@ -49,6 +50,17 @@ CellRef rle_encode(const Staged& s);
 // any float rows (the exponent-0 frame when the sample rejected them).
 uint64_t decimal_fit(const Staged& s);
 CellRef decimal_encode(const Staged& s);
+// PiecewiseSequence (int-stored): kNoFit past kMaxSegments arithmetic segments.
+constexpr uint32_t kMaxSegments = 64;
+uint64_t piecewise_sequence_fit(const Staged& s);
+CellRef piecewise_sequence_encode(const Staged& s);
+// SparseBool (bool): holds any bool rows; its bytes grow with the minority's count.
+uint64_t sparse_bool_fit(const Staged& s);
+CellRef sparse_bool_encode(const Staged& s);
+// What a SparseBool header and exception list give the kernels without a decode: the true rows'
+// count, and the true rows as a 2048-bit mask (kBlockLanes / 64 words).
+uint64_t sparse_bool_trues(const Cell& c);
+void sparse_bool_true_words(const Cell& c, uint64_t* words);
 
 // A Sequence block's value range over all its rows (first + i * step, i < len), computed in
 // 128-bit arithmetic; `wraps` when some row's exact value leaves i64 (the rows then wrap and

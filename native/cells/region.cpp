@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "cells/run_directory.h"
 #include "tet/error.h"
 #include "util/checked.h"
 #include "util/io.h"
@@ -213,9 +214,10 @@ TablesRegion::TablesRegion(const uint8_t* data, uint64_t len) : data_(data), len
       if ((ci.rows == 0) != (ci.cell_count == 0)) throw_invalid(where + ": cells disagree with the row count");
       if (ci.first_cell != next_cell || ci.cell_count > cell_count_ - next_cell)
         throw_invalid(where + ": cells out of order or past the cell array");
-      // A leaf, or a Directory and ceil(rows / 2048) leaves.
+      // A leaf, a Directory and ceil(rows / 2048) leaves, or a run directory (one cell for any
+      // row count; which one the cell is, is checked when the column is loaded).
       const uint64_t blocks = (ci.rows + kBlockLanes - 1) / kBlockLanes;
-      if (ci.rows && ci.cell_count != (blocks == 1 ? 1 : blocks + 1))
+      if (ci.rows && ci.cell_count != 1 && ci.cell_count != blocks + 1)
         throw_invalid(where + ": cell count does not fit the row count");
       next_cell += ci.cell_count;
       if (ci.first_metablock != next_metablock || ci.metablock_count > L.metablocks - next_metablock)
@@ -259,7 +261,8 @@ const TablesRegion::Loaded& TablesRegion::load(size_t table, size_t column) cons
       out->ctx = out->global_dict->context();
     }
   if (ci.cell_count) {
-    auto leaf_at = [&](uint64_t index) {
+    // A cell of the column with the checks every cell gets, as a view into the mapping.
+    auto cell_at = [&](uint64_t index) {
       Cell h;
       load_cell(data_ + cells_offset_ + index * kCellBytes, h);
       if (h.resv != 0 || h.rc.load(std::memory_order_relaxed) != 0 ||
@@ -270,14 +273,24 @@ const TablesRegion::Loaded& TablesRegion::load(size_t table, size_t column) cons
       if ((off == 0) != (h.payload_bytes == 0)) throw_invalid(where + ": payload offset and length disagree");
       if (off && (off % 64 != 0 || off < body_start_ || !span_within(off, h.payload_bytes, len_)))
         throw_invalid(where + ": a block payload outside the region's body area");
-      CellRef v = view_cell(h, off ? data_ + off : nullptr, attr::kPayloadMmap);
+      return view_cell(h, off ? data_ + off : nullptr, attr::kPayloadMmap);
+    };
+    auto leaf_at = [&](uint64_t index) {
+      CellRef v = cell_at(index);
       if (v->enc_v() == Enc::Directory) throw_invalid(where + ": a directory among the leaves");
       validate_leaf(*v, out->ctx);
       out->encodings |= 1u << v->enc;
       return v;
     };
     if (ci.cell_count == 1) {
-      out->root = leaf_at(ci.first_cell);
+      CellRef only = cell_at(ci.first_cell);
+      if (only->enc_v() == Enc::RunDirectory) {
+        // The column's runs: expanded (and validated) once into synthesized leaves.
+        out->root = expand_run_directory(*only);
+        out->encodings |= 1u << only->enc;
+      } else {
+        out->root = leaf_at(ci.first_cell);
+      }
     } else {
       Cell d;
       const uint8_t* dp = data_ + cells_offset_ + ci.first_cell * kCellBytes;
@@ -375,8 +388,10 @@ struct RegionWriter::Col {
     uint64_t len, spool_offset, payload_bytes;
     uint64_t meta[4];
   };
+  explicit Col(const ColumnSchema& s) : schema(s), runs(s.kind) {}
   std::vector<Block> blocks;
   uint64_t rows = 0, nulls = 0, payload_bytes = 0;
+  RunCollector runs;  // Constant / Rle blocks held back while a run directory may replace them
 };
 
 struct RegionWriter::Table {
@@ -398,7 +413,7 @@ uint32_t RegionWriter::add_table(const std::string& name, const std::string& dat
   t->name = name;
   t->dataset = dataset;
   t->axis = axis;
-  for (const ColumnSchema& s : columns) t->columns.push_back(Col{s, {}, 0, 0, 0});
+  for (const ColumnSchema& s : columns) t->columns.emplace_back(s);
   first_flat_.push_back(first_flat_.empty() ? 0 : first_flat_.back() + static_cast<uint32_t>(tables_.back()->columns.size()));
   tables_.push_back(std::move(t));
   return static_cast<uint32_t>(tables_.size() - 1);
@@ -414,17 +429,46 @@ void spool_aligned(PayloadSpool& spool, const void* data, size_t len) {
 
 void RegionWriter::add_block(uint32_t table, uint32_t column, const Cell& leaf) {
   Col& c = tables_.at(table)->columns.at(column);
-  if (leaf.enc_v() == Enc::Directory || leaf.len == 0 || leaf.len > kBlockLanes)
+  if (leaf.enc_v() == Enc::Directory || leaf.enc_v() == Enc::RunDirectory || leaf.len == 0 || leaf.len > kBlockLanes)
     throw Error(Code::TET_INTERNAL, "cells: add_block takes leaf blocks of 1..2048 rows");
-  if (!c.blocks.empty() && c.blocks.back().len != kBlockLanes)
-    throw Error(Code::TET_INTERNAL, "cells: a block after a short block");
+  if (c.rows % kBlockLanes != 0) throw Error(Code::TET_INTERNAL, "cells: a block after a short block");
+  c.rows += leaf.len;
+  if (c.runs.active()) {
+    if (c.runs.take(leaf)) return;
+    release_runs(c);
+  }
+  spool_block(c, leaf);
+}
+
+void RegionWriter::spool_block(Col& c, const Cell& leaf) {
   Col::Block b{leaf.kind, leaf.enc, leaf.attrs, leaf.len, spool_->size(), leaf.payload_bytes, {}};
   std::memcpy(b.meta, leaf.meta, sizeof b.meta);
   if (leaf.payload_bytes) spool_aligned(*spool_, leaf.payload, leaf.payload_bytes);
   c.blocks.push_back(b);
-  c.rows += leaf.len;
   c.nulls += leaf.len - valid_count(leaf);
   c.payload_bytes += leaf.payload_bytes;
+}
+
+void RegionWriter::release_runs(Col& c) {
+  for_each_run_leaf(c.schema.kind, c.runs.runs(), [&](const Cell& leaf) { spool_block(c, leaf); });
+  c.runs.stop();
+}
+
+void RegionWriter::settle_runs(Col& c) {
+  if (!c.runs.active()) return;
+  const std::vector<Run>& runs = c.runs.runs();
+  if (runs.empty() || 64 + pad64(run_directory_bytes(runs)) >= run_leaves_bytes(runs)) {
+    release_runs(c);
+    return;
+  }
+  const RunDirectoryImage img = encode_run_directory(runs);
+  Col::Block b{static_cast<uint8_t>(c.schema.kind), static_cast<uint8_t>(Enc::RunDirectory), 0, img.rows, spool_->size(),
+               img.payload.size(), {}};
+  std::memcpy(b.meta, img.meta, sizeof b.meta);
+  spool_aligned(*spool_, img.payload.data(), img.payload.size());
+  c.blocks.assign(1, b);
+  c.payload_bytes = img.payload.size();
+  c.runs.stop();
 }
 
 void RegionWriter::add_column(uint32_t table, uint32_t column, const Cell& root) {
@@ -441,7 +485,10 @@ void RegionWriter::add_metablock(uint32_t table, uint32_t column, MetablockKind 
 
 uint64_t RegionWriter::rows(uint32_t table, uint32_t column) const { return tables_.at(table)->columns.at(column).rows; }
 
-RegionSummary RegionWriter::write(const RegionSink& sink) const {
+RegionSummary RegionWriter::write(const RegionSink& sink) {
+  // Columns still held as runs become a run directory or their leaves, whichever is smaller.
+  for (auto& t : tables_)
+    for (Col& c : t->columns) settle_runs(c);
   // Metablocks grouped by column, in column order (stable: per column in the order added).
   std::vector<size_t> meta_order(metas_.size());
   for (size_t i = 0; i < meta_order.size(); ++i) meta_order[i] = i;

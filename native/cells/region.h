@@ -6,7 +6,9 @@
 // metablocks)); a column's cells and payloads are validated the first time the column is asked
 // for, and its blocks are then views into the mapping (zero-copy; headers copied).
 // Writing (`RegionWriter`) takes sealed leaf blocks as they come (their payloads go to a spool,
-// so memory stays O(blocks × 64 B)) and lays the region out at the end.
+// so memory stays O(blocks × 64 B); an int-stored column's Constant / Rle blocks are held as
+// runs instead, ≤ 8 runs a block, while a run directory may replace them) and lays the region
+// out at the end.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -128,13 +130,18 @@ class RegionWriter {
   void add_metablock(uint32_t table, uint32_t column, MetablockKind kind, std::vector<uint8_t> body);
   uint64_t rows(uint32_t table, uint32_t column) const;
   size_t table_count() const;
-  // Lays the region out into `sink` (its first byte must land 64-aligned in the file). Throws
-  // TET_WRITE_ARGUMENT when a table's columns disagree on their row count.
-  RegionSummary write(const RegionSink& sink) const;
+  // Lays the region out into `sink` (its first byte must land 64-aligned in the file). First
+  // settles each column still held as runs (run_directory.h): one run directory cell when that
+  // is smaller than its leaves, else the leaves. Throws TET_WRITE_ARGUMENT when a table's
+  // columns disagree on their row count.
+  RegionSummary write(const RegionSink& sink);
 
  private:
   struct Col;
   struct Table;
+  void spool_block(Col& c, const Cell& leaf);
+  void release_runs(Col& c);  // the held runs become ordinary leaves in the spool
+  void settle_runs(Col& c);
   std::unique_ptr<PayloadSpool> spool_;
   std::vector<std::unique_ptr<Table>> tables_;
   struct PendingMeta { uint32_t column_flat; MetablockKind kind; uint64_t spool_offset, len; };

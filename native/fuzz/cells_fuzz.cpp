@@ -1,5 +1,6 @@
 // libFuzzer target: a tables region (docs/format-tables.md) through cells::TablesRegion, then
-// every column loaded (each block validated) and decoded whole and in a range, every metablock
+// every column loaded (each block validated; a run directory expanded) and decoded whole and in a
+// range, every metablock
 // of a known kind decoded. The structure checksum is recomputed over the input first, so the
 // fuzzer gets past it and exercises the field checks behind it. Errors are fine; crashes,
 // out-of-bounds reads and leaks are not.
@@ -74,13 +75,19 @@ std::vector<uint8_t> sample_region() {
   RegionWriter w(memory_spool());
   const uint32_t t = w.add_table("obs", "", kNoAxis,
                                  {ColumnSchema{"i", Kind::Int}, ColumnSchema{"f", Kind::Float}, ColumnSchema{"b", Kind::Bool},
-                                  ColumnSchema{"s", Kind::Str}, ColumnSchema{"ts", Kind::Timestamp}});
+                                  ColumnSchema{"s", Kind::Str}, ColumnSchema{"ts", Kind::Timestamp},
+                                  // run directory, piecewise sequence, sparse bool (run_directory.h, ...)
+                                  ColumnSchema{"hours", Kind::Timestamp}, ColumnSchema{"wrap", Kind::Int}, ColumnSchema{"qc", Kind::Bool}});
   IntBuilder ib;
   FloatBuilder fb;
   BoolBuilder bb;
   StrBuilder sb;
-  IntBuilder tb(Kind::Timestamp);
+  IntBuilder tb(Kind::Timestamp), hb(Kind::Timestamp), wb;
+  BoolBuilder qb;
   for (int64_t i = 0; i < 4500; ++i) {
+    hb.push(1577836800000000 + (i / 700) * 3600000000);
+    if (i % 31 == 0) wb.push_null(); else wb.push(i % 1000);
+    qb.push(i % 97 != 5);
     if (i % 97 == 0) ib.push_null(); else ib.push(i < 2048 ? i : (i * 7919) % 1000);
     if (i % 89 == 0) fb.push_null(); else fb.push(i % 5 == 0 ? 0.5 : double(i) / 10);
     bb.push(i % 3 == 0);
@@ -96,6 +103,9 @@ std::vector<uint8_t> sample_region() {
   if (const GlobalDictionary* g = sb.global_dictionary()) w.add_metablock(t, 3, MetablockKind::GlobalDictionary, g->encode());
   w.add_metablock(t, 3, MetablockKind::DistinctSketch, sb.distinct_sketch().encode());
   w.add_column(t, 4, *tb.finish());
+  w.add_column(t, 5, *hb.finish());
+  w.add_column(t, 6, *wb.finish());
+  w.add_column(t, 7, *qb.finish());
   std::vector<uint8_t> out;
   w.write([&](const void* p, size_t n) { out.insert(out.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n); });
   return out;

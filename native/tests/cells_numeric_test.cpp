@@ -1,6 +1,6 @@
-// The numeric cell encodings (plain, constant, sequence, bool_bits, for, delta, rle, decimal), the width
-// tiers, the builders and the kernels, each checked against a plain reference model written
-// here: a vector of values and a vector of validity bytes, computed on without any codec.
+// The numeric cell encodings (plain, constant, sequence, bool_bits, for, delta, rle, decimal,
+// piecewise_sequence, sparse_bool), the width tiers, the builders and the kernels, each checked
+// against a plain reference model written here: a vector of values and a vector of validity bytes, computed on without any codec.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -198,9 +198,9 @@ const uint32_t kBlockLens[] = {1, 2, 7, 63, 64, 65, 130, 1000, 1025, 2047, 2048}
 // The encodings that can hold a kind.
 std::vector<Enc> encodings_for(Physical p) {
   switch (p) {
-    case Physical::Int: return {Enc::Plain, Enc::Constant, Enc::Sequence, Enc::For, Enc::Delta, Enc::Rle};
+    case Physical::Int: return {Enc::Plain, Enc::Constant, Enc::Sequence, Enc::For, Enc::Delta, Enc::Rle, Enc::PiecewiseSequence};
     case Physical::Float: return {Enc::Plain, Enc::Constant, Enc::Rle, Enc::Decimal};
-    case Physical::Bool: return {Enc::Plain, Enc::Constant, Enc::BoolBits, Enc::Rle};
+    case Physical::Bool: return {Enc::Plain, Enc::Constant, Enc::BoolBits, Enc::Rle, Enc::SparseBool};
     default: return {};
   }
 }
@@ -223,9 +223,42 @@ bool ref_is_step_sequence(const Ref& r) {  // every row present, equal successiv
     if (r.bits[i] - r.bits[i - 1] != r.bits[1] - r.bits[0]) return false;
   return true;
 }
+// Segments a piecewise sequence needs for the rows, by its definition: each segment is an
+// arithmetic progression (mod 2^64) through its present rows, its step fixed by its first two
+// present rows (across k nulls only a step that divides the exact difference), a row off it
+// opening the next; 0 when no row is present.
+size_t ref_segments(const Ref& r) {
+  size_t segments = 0;
+  bool have_first = false, have_step = false;
+  size_t first_row = 0;
+  uint64_t first = 0, step = 0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (!r.valid[i]) continue;
+    const uint64_t v = r.bits[i];
+    if (have_step && v == first + uint64_t(i - first_row) * step) continue;
+    if (have_first && !have_step) {
+      const __int128 diff = __int128(int64_t(v)) - __int128(int64_t(first));
+      const __int128 gap = __int128(i - first_row);
+      if (gap == 1) {
+        step = v - first, have_step = true;
+        continue;
+      }
+      if (diff % gap == 0 && diff / gap >= INT64_MIN && diff / gap <= INT64_MAX) {
+        step = uint64_t(int64_t(diff / gap)), have_step = true;
+        continue;
+      }
+    }
+    ++segments, have_first = true, have_step = false, first_row = i, first = v;
+  }
+  return segments;
+}
 bool fits(Enc e, const Ref& r) {
   if (e == Enc::Constant) return ref_is_constant(r);
   if (e == Enc::Sequence) return r.physical() == Physical::Int && (ref_is_constant(r) || ref_is_step_sequence(r));
+  if (e == Enc::PiecewiseSequence) {
+    const size_t k = ref_segments(r);
+    return r.physical() == Physical::Int && k >= 1 && k <= kMaxSegments;
+  }
   return true;
 }
 

@@ -74,7 +74,7 @@ CellRef build_strs(const StrModel& m) {
   return b.finish();
 }
 
-std::vector<uint8_t> write_region(const RegionWriter& w) { return tet_test::region_bytes(w); }
+std::vector<uint8_t> write_region(RegionWriter& w) { return tet_test::region_bytes(w); }
 
 using Aligned = tet_test::AlignedBytes;
 

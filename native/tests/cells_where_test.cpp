@@ -437,6 +437,46 @@ TEST_CASE("where: validation rejects misuse by code") {
   validate_predicate(t, cmp(1, WhereOp::Eq, Literal::of_float(-9223372036854775808.0)));
 }
 
+TEST_CASE("where: run directory, piecewise sequence and sparse bool columns agree with the model") {
+  // obs-shaped: ts in runs of 5000 equal hours (a run directory at rest), station ids wrapping
+  // every 10^4 with nulls (sequence and piecewise sequence blocks), qc flags 1 % false with nulls
+  // (sparse bool blocks).
+  constexpr size_t kN = 30 * 2048 + 99;
+  const int64_t t0 = 1577836800000000, hour = 3600000000;
+  ModelColumn ts(Kind::Timestamp), station(Kind::Int), qc(Kind::Bool);
+  for (size_t r = 0; r < kN; ++r) {
+    ts.i.push_back(t0 + int64_t(r / 5000) * hour), ts.ok.push_back(1);
+    station.ok.push_back(r % 37 != 0), station.i.push_back(station.ok.back() ? int64_t(r % 10000) : 0);
+    uint64_t h = 11 * r + 0x9e3779b97f4a7c15ull;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull, h = (h ^ (h >> 27)) * 0x94d049bb133111ebull, h ^= h >> 31;
+    qc.ok.push_back(r % 53 != 0), qc.i.push_back(qc.ok.back() ? int64_t(h % 100 != 0) : 0);
+  }
+  const std::vector<ModelColumn> cols = {ts, station, qc};
+  Stored st = store(cols, {"ts", "station_id", "qc_ok"});
+  CHECK((st.region->encodings_used(0, 0) >> unsigned(Enc::RunDirectory)) & 1);
+  CHECK(st.region->tables()[0].columns[0].cell_count == 1);
+  CHECK((st.region->encodings_used(0, 1) >> unsigned(Enc::PiecewiseSequence)) & 1);
+  CHECK((st.region->encodings_used(0, 2) >> unsigned(Enc::SparseBool)) & 1);
+  std::vector<Predicate> preds;
+  for (size_t c = 0; c < cols.size(); ++c)
+    for (const Predicate& p : all_predicates(c, cols[c])) preds.push_back(p);
+  // ts literals on and between the runs' values.
+  for (int64_t v : {t0 - 1, t0, t0 + hour, t0 + 3 * hour, t0 + 3 * hour + 1, t0 + 12 * hour, t0 + 13 * hour}) {
+    for (WhereOp op : {WhereOp::Eq, WhereOp::Ne, WhereOp::Lt, WhereOp::Le, WhereOp::Gt, WhereOp::Ge})
+      preds.push_back(cmp(0, op, Literal::of_int(v)));
+    preds.push_back(range(0, Literal::of_int(v), Literal::of_int(v + 2 * hour)));
+    preds.push_back(set_of(0, WhereOp::In, {Literal::of_int(v), Literal::of_int(v + hour)}));
+  }
+  size_t bad = 0;
+  for (const Predicate& p : preds)
+    if (!same(evaluate_where(*st.region, 0, {p}), model_where(cols, {p}, kN), describe(p).c_str())) ++bad;
+  const std::vector<Predicate> both = {range(0, Literal::of_int(t0 + 2 * hour), Literal::of_int(t0 + 5 * hour)),
+                                       cmp(1, WhereOp::Lt, Literal::of_int(300)), cmp(2, WhereOp::Eq, Literal::of_bool(false))};
+  if (!same(evaluate_where(*st.region, 0, both), model_where(cols, both, kN), "ts range AND station AND qc")) ++bad;
+  std::printf("  %zu predicates over run-shaped columns checked\n", preds.size() + 1);
+  CHECK(bad == 0);
+}
+
 TEST_CASE("where: pruning on an obs-like table (zone maps, block index, For frames)") {
   constexpr size_t kObs = 300 * 2048;
   ModelColumn ts(Kind::Timestamp), station(Kind::Int), event(Kind::Str);

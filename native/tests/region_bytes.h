@@ -9,7 +9,7 @@
 
 namespace tet_test {
 
-inline std::vector<uint8_t> region_bytes(const tet::cells::RegionWriter& w) {
+inline std::vector<uint8_t> region_bytes(tet::cells::RegionWriter& w) {
   std::vector<uint8_t> out;
   w.write([&](const void* p, size_t n) {
     const auto* b = static_cast<const uint8_t*>(p);
