@@ -36,15 +36,17 @@ bool kind_is_known(uint8_t k);
 const char* kind_name(Kind k);  // "bool", "int", ... (the spec's JSON names)
 
 // The encodings (values are the at-rest `enc` byte; append only): the spec's thirteen, then
-// Decimal, an extension (decimal-scaled floats, decimal.cpp).
+// extensions: Decimal (decimal-scaled floats, decimal.cpp), ForRadix (For with k residuals
+// mixed-radix packed per lane, for_radix.cpp) and GlobalHuffman (global dictionary codes,
+// canonical Huffman coded, global_huffman.cpp). 14..16 are taken by another branch.
 enum class Enc : uint8_t {
   Plain = 0, Constant = 1, Sequence = 2, BoolBits = 3, For = 4, Delta = 5, Dict = 6, Rle = 7,
   Sym8 = 8, Sym8For = 9, Views = 10, Directory = 11, GlobalDict = 12,
-  Decimal = 13,
+  Decimal = 13, ForRadix = 17, GlobalHuffman = 18,
 };
-constexpr int kEncodingCount = 14;
-bool enc_is_known(uint8_t e);
-const char* enc_name(Enc e);  // "plain", "constant", ..., "global_dict", "decimal"
+constexpr int kEncodingCount = 19;
+bool enc_is_known(uint8_t e);  // a byte naming one of the encodings above
+const char* enc_name(Enc e);  // "plain", "constant", ..., "global_dict", "decimal", "for_radix", "global_huffman"
 
 namespace attr {
 constexpr uint8_t kSorted = 0x01;           // values non-decreasing (nulls ignored)

@@ -17,4 +17,6 @@ extern const EncodingOps kViewsOps;       // views.cpp
 extern const EncodingOps kDirectoryOps;   // column.cpp
 extern const EncodingOps kGlobalDictOps;  // dict.cpp
 extern const EncodingOps kDecimalOps;     // decimal.cpp (an extension beyond the spec's thirteen)
+extern const EncodingOps kForRadixOps;    // for_radix.cpp (extension)
+extern const EncodingOps kGlobalHuffmanOps;  // global_huffman.cpp (extension)
 }  // namespace tet::cells
