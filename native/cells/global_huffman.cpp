@@ -20,16 +20,25 @@ namespace {
 
 bool str_only(Physical p) { return p == Physical::Str; }
 
-// Calls f(row, code) for every present row < end, in row order, walking the stream.
+// Calls f(row, code) for every present row < end, in row order, walking the stream. The codes
+// come off a 64-bit buffer (≥ 57 bits per refill), so the serial chain per code is table lookup
+// and shift; the buffer reloads from the stream once it holds fewer bits than the longest code.
 template <class F>
 inline void walk_codes(const Cell& c, const HuffmanCode& code, uint32_t end, F&& f) {
   const uint8_t* stream = c.payload;
   const uint8_t* valid = c.validity();
-  uint64_t pos = 0;
+  const unsigned longest = code.max_length();
+  uint64_t pos = 0, buf = 0;  // pos: the stream bit at buf's bit 0
+  unsigned avail = 0;
   for (uint32_t i = 0; i < end; ++i) {
     if (!row_valid(valid, i)) continue;
-    const uint32_t e = code.entry(stream_window(stream, pos));
-    pos += e & 0xff;
+    if (avail < longest) {  // a validated block has a code here, so pos < its stream bits
+      buf = stream_window(stream, pos);
+      avail = 64 - unsigned(pos & 7);
+    }
+    const uint32_t e = code.entry(buf);
+    const unsigned len = e & 0xff;
+    buf >>= len, avail -= len, pos += len;
     f(i, e >> 8);
   }
 }
@@ -70,14 +79,13 @@ void global_huffman_validate(const Cell& c, const DecodeContext& ctx) {
 void global_huffman_decode(const Cell& c, uint32_t start, uint32_t count, void* out, const DecodeContext& ctx) {
   auto& buf = *static_cast<StrBuffer*>(out);
   const StrBuffer& dict = *ctx.global_dict;
-  uint32_t next = start;  // the next row to push: nulls between present rows come out as ""
-  walk_codes(c, *ctx.dict_code, start + count, [&](uint32_t row, uint32_t k) {
-    if (row < start) return;
-    for (; next < row; ++next) buf.push(nullptr, 0);
-    buf.push(dict.at(k));
-    ++next;
-  });
-  for (; next < start + count; ++next) buf.push(nullptr, 0);
+  const uint8_t* valid = c.validity();
+  uint32_t codes[kBlockLanes];
+  str::global_huffman_codes(c, ctx, start + count, codes);
+  for (uint32_t i = start; i < start + count; ++i) {
+    if (!row_valid(valid, i)) { buf.push(nullptr, 0); continue; }
+    buf.push(dict.at(codes[i]));
+  }
 }
 
 }  // namespace
