@@ -23,6 +23,7 @@ constexpr NumericCodec kCodecs[] = {
     {Enc::SparseBool, sparse_bool_fit, sparse_bool_encode},
     {Enc::For, for_fit, for_encode},                {Enc::Rle, rle_fit, rle_encode},
     {Enc::Delta, delta_fit, delta_encode},          {Enc::Decimal, decimal_fit, decimal_encode},
+    {Enc::ForRadix, for_radix_fit, for_radix_encode},
 };
 
 const NumericCodec* codec_of(Enc e) {

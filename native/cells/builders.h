@@ -2,7 +2,7 @@
 // (or at finish) it is sealed: every encoding legal for the kind measures the exact bytes it
 // would take for these rows and the fewest bytes wins (ties go to the cheaper decode, in the
 // order Constant, Sequence, PiecewiseSequence, Plain, BoolBits, SparseBool, For, Rle, Delta,
-// Decimal). Nothing is configured.
+// Decimal, ForRadix). Nothing is configured.
 //
 // A sealed block carries HAS_NULLS and the mask trailer only when one of its rows is null,
 // SORTED when its present values never decrease (Float: and none is NaN), a zone map on Int and

@@ -35,15 +35,19 @@ const char* kind_name(Kind k) {
   return "?";
 }
 
-bool enc_is_known(uint8_t e) { return e < kEncodingCount; }
+namespace {
+// Indexed by the enc byte; null where no encoding of this build has the byte.
+const char* const kEncNames[kEncodingCount] = {
+    "plain", "constant", "sequence", "bool_bits", "for", "delta", "dict", "rle", "sym8", "sym8_for",
+    "views", "directory", "global_dict", "decimal", "run_directory",
+    "piecewise_sequence", "sparse_bool", "for_radix", "global_huffman"};
+}  // namespace
+
+bool enc_is_known(uint8_t e) { return e < kEncodingCount && kEncNames[e] != nullptr; }
 
 const char* enc_name(Enc e) {
-  static const char* const kNames[kEncodingCount] = {
-      "plain", "constant", "sequence", "bool_bits", "for", "delta", "dict",
-      "rle", "sym8", "sym8_for", "views", "directory", "global_dict", "decimal",
-      "run_directory", "piecewise_sequence", "sparse_bool"};
   const auto i = static_cast<uint8_t>(e);
-  return i < kEncodingCount ? kNames[i] : "?";
+  return enc_is_known(i) ? kEncNames[i] : "?";
 }
 
 uint64_t valid_count(const Cell& c) {

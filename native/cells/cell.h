@@ -38,16 +38,17 @@ const char* kind_name(Kind k);  // "bool", "int", ... (the spec's JSON names)
 // The encodings (values are the at-rest `enc` byte; append only): the spec's thirteen, then
 // extensions: Decimal (decimal-scaled floats, decimal.cpp), RunDirectory (a column's runs at
 // rest, expanded to Constant / Rle leaves on load, run_directory.cpp), PiecewiseSequence (a few
-// arithmetic segments, piecewise_sequence.cpp) and SparseBool (majority value + exception rows,
-// sparse_bool.cpp).
+// arithmetic segments, piecewise_sequence.cpp), SparseBool (majority value + exception rows,
+// sparse_bool.cpp), ForRadix (For with k residuals mixed-radix packed per lane, for_radix.cpp)
+// and GlobalHuffman (global dictionary codes, canonical Huffman coded, global_huffman.cpp).
 enum class Enc : uint8_t {
   Plain = 0, Constant = 1, Sequence = 2, BoolBits = 3, For = 4, Delta = 5, Dict = 6, Rle = 7,
   Sym8 = 8, Sym8For = 9, Views = 10, Directory = 11, GlobalDict = 12,
-  Decimal = 13, RunDirectory = 14, PiecewiseSequence = 15, SparseBool = 16,
+  Decimal = 13, RunDirectory = 14, PiecewiseSequence = 15, SparseBool = 16, ForRadix = 17, GlobalHuffman = 18,
 };
-constexpr int kEncodingCount = 17;
-bool enc_is_known(uint8_t e);
-const char* enc_name(Enc e);  // "plain", "constant", ..., "global_dict", "decimal", "run_directory", ...
+constexpr int kEncodingCount = 19;
+bool enc_is_known(uint8_t e);  // a byte naming one of the encodings above
+const char* enc_name(Enc e);  // "plain", "constant", ..., "global_dict", "decimal", "run_directory", ..., "global_huffman"
 
 namespace attr {
 constexpr uint8_t kSorted = 0x01;           // values non-decreasing (nulls ignored)

@@ -20,4 +20,6 @@ extern const EncodingOps kDecimalOps;     // decimal.cpp (an extension beyond th
 extern const EncodingOps kRunDirectoryOps;       // run_directory.cpp (extension; a column root at rest)
 extern const EncodingOps kPiecewiseSequenceOps;  // piecewise_sequence.cpp (extension)
 extern const EncodingOps kSparseBoolOps;         // sparse_bool.cpp (extension)
+extern const EncodingOps kForRadixOps;    // for_radix.cpp (extension)
+extern const EncodingOps kGlobalHuffmanOps;  // global_huffman.cpp (extension)
 }  // namespace tet::cells

@@ -18,7 +18,7 @@ const EncodingOps* const* encoding_table() {
   static const EncodingOps* const kTable[kEncodingCount] = {
       &kPlainOps, &kConstantOps, &kSequenceOps, &kBoolBitsOps, &kForOps,  &kDeltaOps,     &kDictOps,
       &kRleOps,   &kSym8Ops,     &kSym8ForOps,  &kViewsOps,    &kDirectoryOps, &kGlobalDictOps, &kDecimalOps,
-      &kRunDirectoryOps, &kPiecewiseSequenceOps, &kSparseBoolOps};
+      &kRunDirectoryOps, &kPiecewiseSequenceOps, &kSparseBoolOps, &kForRadixOps, &kGlobalHuffmanOps};
   return kTable;
 }
 }  // namespace
@@ -26,7 +26,7 @@ const EncodingOps* const* encoding_table() {
 const EncodingOps* find_encoding(uint8_t enc_byte) {
   if (!enc_is_known(enc_byte)) return nullptr;
   const EncodingOps* ops = encoding_table()[enc_byte];
-  return ops->enc == static_cast<Enc>(enc_byte) ? ops : nullptr;
+  return ops && ops->enc == static_cast<Enc>(enc_byte) ? ops : nullptr;
 }
 
 const EncodingOps& encoding_ops(Enc e) {

@@ -29,9 +29,13 @@ struct StrBuffer {
   void clear() { offsets.assign(1, 0); bytes.clear(); }
 };
 
-// Context a decode may need beyond the block (a GlobalDict block's column dictionary).
+class HuffmanCode;  // huffman.h
+
+// Context a decode may need beyond the block: a GlobalDict block's column dictionary, and for a
+// GlobalHuffman block also the dictionary's code (both from GlobalDictionary::context()).
 struct DecodeContext {
   const StrBuffer* global_dict = nullptr;
+  const HuffmanCode* dict_code = nullptr;
 };
 
 struct EncodingOps {

@@ -222,13 +222,14 @@ uint64_t GlobalDictionary::find(std::string_view v) const {
   return k < size() && values.at(k) == v ? k : size();
 }
 
-// Body: u8 version 1 | 7 zero bytes | u64 n | u64 value bytes V | u32 offsets[n + 1] | pad8 |
-// value bytes | pad8.
+// Body: u8 version (1, or 2 with a code) | 7 zero bytes | u64 n | u64 value bytes V |
+// u32 offsets[n + 1] | pad8 | value bytes | pad8 | version 2: u8 code lengths[n] | pad8.
 std::vector<uint8_t> GlobalDictionary::encode() const {
   const uint64_t n = size(), v = values.bytes.size();
   if (v > UINT32_MAX) throw Error(Code::TET_INTERNAL, "cells: a global dictionary over 4 GiB");
+  if (!code.empty() && code.size() != n) throw Error(Code::TET_INTERNAL, "cells: a dictionary code of another size");
   std::vector<uint8_t> out;
-  put_header_bytes(out, {1, 0, 0, 0, 0, 0, 0, 0});
+  put_header_bytes(out, {uint8_t(code.empty() ? 1 : 2), 0, 0, 0, 0, 0, 0, 0});
   put_u64(out, n);
   put_u64(out, v);
   const size_t at = out.size();
@@ -237,16 +238,22 @@ std::vector<uint8_t> GlobalDictionary::encode() const {
   pad8(out);
   out.insert(out.end(), values.bytes.begin(), values.bytes.end());
   pad8(out);
+  if (!code.empty()) {
+    out.insert(out.end(), code.lengths().begin(), code.lengths().end());
+    pad8(out);
+  }
   return out;
 }
 
 GlobalDictionary GlobalDictionary::decode(const uint8_t* p, size_t bytes) {
   if (bytes < 24) throw_invalid("a global dictionary shorter than its header");
-  if (p[0] != 1 || !zero_bytes(p + 1, 7)) throw_invalid("a global dictionary of unknown version or flags");
+  if ((p[0] != 1 && p[0] != 2) || !zero_bytes(p + 1, 7)) throw_invalid("a global dictionary of unknown version or flags");
+  const bool coded = p[0] == 2;
   const uint64_t n = load_u64(p + 8), v = load_u64(p + 16);
   if (n == 0 || n > UINT32_MAX || v > UINT32_MAX) throw_invalid("a global dictionary's value count or byte count out of range");
   const uint64_t offsets_bytes = align8(4 * (n + 1));
-  if (bytes != 24 + offsets_bytes + align8(v)) throw_invalid("a global dictionary's length disagrees with its counts");
+  const uint64_t code_bytes = coded ? align8(n) : 0;  // n < 2^32: no overflow in this sum
+  if (bytes != 24 + offsets_bytes + align8(v) + code_bytes) throw_invalid("a global dictionary's length disagrees with its counts");
   const uint8_t* off = p + 24;
   const uint8_t* data = off + offsets_bytes;
   GlobalDictionary d;
@@ -259,6 +266,11 @@ GlobalDictionary GlobalDictionary::decode(const uint8_t* p, size_t bytes) {
     d.values.offsets.push_back(b);
     if (k >= 2 && !str::bytes_less(d.values.at(k - 2), d.values.at(k - 1)))
       throw_invalid("a global dictionary's values are not strictly ascending");
+  }
+  if (coded) {
+    const uint8_t* lengths = data + align8(v);
+    if (!zero_bytes(lengths + n, code_bytes - n)) throw_invalid("a global dictionary's code padding is not zero");
+    d.code = HuffmanCode::from_lengths(lengths, n);
   }
   return d;
 }

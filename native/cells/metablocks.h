@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cells/encoding.h"
+#include "cells/huffman.h"
 
 namespace tet::cells {
 
@@ -57,14 +58,18 @@ class DistinctSketch {
 
 // ---- 2. column-global dictionary -------------------------------------------------------------
 // The distinct values of a str column, strictly ascending in binary order; a GlobalDict block's
-// code k is `values.at(k)`. Pass `&values` as DecodeContext::global_dict.
+// code k is `values.at(k)`. Optionally a canonical Huffman code over the codes (one length per
+// value, huffman.h), which GlobalHuffman blocks are written in; a dictionary with a code encodes
+// as body version 2 (readers that know only version 1 reject the column cleanly). Pass
+// context() to decodes and kernels.
 struct GlobalDictionary {
   StrBuffer values;
+  HuffmanCode code;  // empty: no GlobalHuffman block may use this dictionary
   uint64_t size() const { return values.size(); }
   // The code of `v`, or size() when absent; lower_bound: the first code whose value is ≥ v.
   uint64_t find(std::string_view v) const;
   uint64_t lower_bound(std::string_view v) const;
-  DecodeContext context() const { return DecodeContext{&values}; }
+  DecodeContext context() const { return DecodeContext{&values, code.empty() ? nullptr : &code}; }
 
   std::vector<uint8_t> encode() const;
   static GlobalDictionary decode(const uint8_t* body, size_t bytes);

@@ -1,5 +1,5 @@
 // What the numeric encodings (plain, constant, sequence, bool_bits, for, delta, rle, decimal,
-// piecewise_sequence, sparse_bool) share:
+// piecewise_sequence, sparse_bool, for_radix) share:
 // the staged rows an encoder takes, each encoder's fit (the exact data bytes it would produce,
 // the number the builders compare) and encode, and the checks their validators have in common.
 // Each encoding's fit / encode / validate / decode live together in its codec file.
@@ -46,6 +46,9 @@ uint64_t delta_fit(const Staged& s);
 CellRef delta_encode(const Staged& s);
 uint64_t rle_fit(const Staged& s);
 CellRef rle_encode(const Staged& s);
+// ForRadix: kNoFit for all-null or one-valued rows and ranges of 2^28 or more.
+uint64_t for_radix_fit(const Staged& s);
+CellRef for_radix_encode(const Staged& s);
 // Decimal (float only): kNoFit when a sample of the rows says no exponent pays; encode holds
 // any float rows (the exponent-0 frame when the sample rejected them).
 uint64_t decimal_fit(const Staged& s);
@@ -87,6 +90,16 @@ inline const uint64_t* payload_words(const Cell& c) { return reinterpret_cast<co
 // For: meta[0] = base, meta[1] = residual width. Delta: meta[0] = row 0's value, meta[1] =
 // residual width, payload word 0 = the differences' base, residuals from word 1.
 inline unsigned packed_width(const Cell& c) { return static_cast<unsigned>(c.meta[1]); }
+// ForRadix (for_radix.cpp): meta[0] = base, meta[1] = radix R | digits a lane k << 32.
+struct RadixFrame {
+  uint64_t radix = 0, magic = 0;  // magic: the multiplier that divides by radix
+  unsigned k = 0, width = 0;      // digits a lane, lane bits
+};
+RadixFrame radix_frame(const Cell& c);  // of a validated block
+// Residuals (value - base, 0 on null rows) of rows [start, start + count) into `out`; Lane
+// (uint8_t..uint64_t) must hold R - 1.
+template <class Lane>
+void radix_residuals(const Cell& c, uint32_t start, uint32_t count, Lane* out);
 // Sets out[i] = 0 for every null row start + i (8-byte lanes); nothing when `validity` is null.
 void zero_null_rows(const uint8_t* validity, uint32_t start, uint32_t count, uint64_t* out);
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cells/column.h"
+#include "cells/huffman.h"
 #include "cells/str_codec.h"
 #include "tet/error.h"
 
@@ -93,12 +94,14 @@ class BlockDistinct {
           slots_[s] = uint16_t(count_ + 1);
           first_row_[count_] = i;
           hash_[count_] = h;
+          rows_[count_] = 1;
           row_value_[i] = uint16_t(count_++);
           bytes_ += v.size();
           break;
         }
         if (hash_[d - 1] == h && b.at(first_row_[d - 1]) == v) {
           row_value_[i] = uint16_t(d - 1);
+          ++rows_[d - 1];
           break;
         }
         s = (s + 1) & (kSlots - 1);
@@ -109,11 +112,13 @@ class BlockDistinct {
   uint64_t bytes() const { return bytes_; }  // Σ length of the distinct values
   uint64_t hash(uint32_t d) const { return hash_[d]; }
   uint32_t first_row(uint32_t d) const { return first_row_[d]; }
+  uint32_t rows_of(uint32_t d) const { return rows_[d]; }  // rows holding value d
   uint16_t value_of_row(uint32_t i) const { return row_value_[i]; }
 
  private:
   uint16_t slots_[kSlots];
   uint32_t first_row_[kBlockLanes];
+  uint32_t rows_[kBlockLanes];
   uint64_t hash_[kBlockLanes];
   uint16_t row_value_[kBlockLanes];
   uint32_t count_ = 0;
@@ -121,7 +126,8 @@ class BlockDistinct {
 };
 
 // The column-global dictionary candidate: every distinct value seen so far, in first-seen order,
-// until a cap is passed (then dropped for good: the column will not use a global dictionary).
+// with the rows that held it (the weights of the dictionary's Huffman code), until a cap is
+// passed (then dropped for good: the column will not use a global dictionary).
 class ValueInterner {
  public:
   bool alive() const { return alive_; }
@@ -129,14 +135,20 @@ class ValueInterner {
   std::string_view value(uint32_t id) const {
     return {reinterpret_cast<const char*>(bytes_.data()) + offsets_[id], size_t(offsets_[id + 1] - offsets_[id])};
   }
-  void add(std::string_view v, uint64_t h) {
-    if (!alive_ || find(v, h) != kAbsent) return;
+  uint64_t rows_of(uint32_t id) const { return rows_[id]; }
+  void add(std::string_view v, uint64_t h, uint64_t rows) {
+    if (!alive_) return;
+    if (const uint32_t known = find(v, h); known != kAbsent) {
+      rows_[known] += rows;
+      return;
+    }
     if (size() + 1 > StrBuilder::kGlobalDictMaxValues || bytes_.size() + v.size() > StrBuilder::kGlobalDictMaxBytes) return drop();
     if (2 * (size() + 1) > table_.size()) grow();
     const uint32_t id = uint32_t(size());
     bytes_.insert(bytes_.end(), v.begin(), v.end());
     offsets_.push_back(bytes_.size());
     hashes_.push_back(h);
+    rows_.push_back(rows);
     place(id);
   }
   static constexpr uint32_t kAbsent = UINT32_MAX;
@@ -154,6 +166,7 @@ class ValueInterner {
     std::vector<uint8_t>().swap(bytes_);
     std::vector<uint64_t>().swap(offsets_);
     std::vector<uint64_t>().swap(hashes_);
+    std::vector<uint64_t>().swap(rows_);
     std::vector<uint32_t>().swap(table_);
   }
 
@@ -172,6 +185,7 @@ class ValueInterner {
   std::vector<uint8_t> bytes_;
   std::vector<uint64_t> offsets_{0};
   std::vector<uint64_t> hashes_;
+  std::vector<uint64_t> rows_;
   std::vector<uint32_t> table_;  // id + 1, 0 = empty
 };
 
@@ -225,6 +239,9 @@ struct StrBuilder::Impl {
   CellRef encode_planned(const StrBlock& b, const BlockPlan& p);
   CellRef encode_dict(const StrBlock& b);
   CellRef encode_global_if_smaller(const StrBlock& b, const BlockPlan& p);
+  enum class GlobalForm { Own, Dict, Huffman };
+  GlobalForm global_form(uint32_t rows, uint64_t mask_bytes, uint64_t own_bytes, const uint32_t* block_codes, const StrBlock& b) const;
+  StrBlock held_rows(const Cell& old, StrBuffer& decoded);
   void flush();
   void emit(CellRef c);
   void release_held();
@@ -293,19 +310,41 @@ CellRef StrBuilder::Impl::encode_planned(const StrBlock& b, const BlockPlan& p) 
   return str::encode_views(b, views_plan, false);
 }
 
-// After the decision, with the dictionary in force: the block as GlobalDict when every value of
-// it is in the (fixed) dictionary and that is smaller than its own choice; else null.
+// After the decision, with the dictionary in force: the block as GlobalDict or GlobalHuffman
+// (when the dictionary has a code), whichever is smaller, when every value of it is in the
+// (fixed) dictionary and that is smaller than its own choice; else null.
 CellRef StrBuilder::Impl::encode_global_if_smaller(const StrBlock& b, const BlockPlan& p) {
   if (p.choice == Choice::Constant) return CellRef();
   const uint64_t n = global_dict->size();
-  if (str::global_dict_data_bytes(b.rows, n) + b.mask_bytes() >= p.bytes) return CellRef();
+  const HuffmanCode& code = global_dict->code;
+  const uint64_t gd = str::global_dict_data_bytes(b.rows, n) + b.mask_bytes();
+  if (code.empty() && gd >= p.bytes) return CellRef();
   for (uint32_t d = 0; d < distinct.count(); ++d) {
     const uint32_t id = interner.find(b.at(distinct.first_row(d)), distinct.hash(d));
     if (id == ValueInterner::kAbsent) return CellRef();
     code_of_distinct[d] = code_of_id[id];
   }
   for (uint32_t i = 0; i < b.rows; ++i) codes[i] = b.valid(i) ? code_of_distinct[distinct.value_of_row(i)] : 0;
-  return str::encode_global_dict(b, n, codes.data());
+  switch (global_form(b.rows, b.mask_bytes(), p.bytes, codes.data(), b)) {
+    case GlobalForm::Dict: return str::encode_global_dict(b, n, codes.data());
+    case GlobalForm::Huffman: return str::encode_global_huffman(b, code, codes.data());
+    case GlobalForm::Own: break;
+  }
+  return CellRef();
+}
+
+// The smallest form of a block whose codes are known: its own choice (own_bytes), GlobalDict, or
+// GlobalHuffman when the dictionary has a code; ties keep the faster decode.
+StrBuilder::Impl::GlobalForm StrBuilder::Impl::global_form(uint32_t rows, uint64_t mask_bytes, uint64_t own_bytes,
+                                                           const uint32_t* block_codes, const StrBlock& b) const {
+  const uint64_t gd = str::global_dict_data_bytes(rows, global_dict->size()) + mask_bytes;
+  GlobalForm form = gd < own_bytes ? GlobalForm::Dict : GlobalForm::Own;
+  uint64_t best = std::min(gd, own_bytes);
+  if (!global_dict->code.empty()) {
+    const uint64_t hb = str::global_huffman_data_bytes(str::global_huffman_bits(b, global_dict->code, block_codes)) + mask_bytes;
+    if (hb < best) form = GlobalForm::Huffman;
+  }
+  return form;
 }
 
 bool StrBuilder::Impl::index_qualifies(uint64_t blocks) const {
@@ -340,7 +379,7 @@ void StrBuilder::Impl::flush() {
     const uint64_t h = distinct.hash(d);
     sketch.add(h);
     if (index_alive) index_builder.add(h, uint32_t(block_no));
-    if (gather) interner.add(b.at(distinct.first_row(d)), h);
+    if (gather) interner.add(b.at(distinct.first_row(d)), h, distinct.rows_of(d));
   }
   if (dict_state == DictState::Pending && !interner.alive()) {  // the candidate was dropped: no decision to wait for
     dict_state = DictState::Off;
@@ -371,9 +410,30 @@ void StrBuilder::Impl::flush() {
   }
 }
 
-// Decides the global dictionary by measurement on the held blocks and, when it pays, rewrites
-// the held blocks it makes smaller (each is decoded, mapped to global codes and replaced); then
-// releases them. In force, the dictionary is fixed from here on.
+// The rows of a held block, decoded, with their global codes (interner ids mapped by code_of_id).
+StrBlock StrBuilder::Impl::held_rows(const Cell& old, StrBuffer& decoded) {
+  decoded.clear();
+  decode_rows(old, 0, uint32_t(old.len), &decoded);
+  StrBlock b;
+  b.rows = uint32_t(old.len);
+  b.bytes = decoded.bytes.data();
+  b.offsets = decoded.offsets.data();
+  b.validity = old.validity();
+  b.sorted = old.has(attr::kSorted);
+  for (uint32_t r = 0; r < b.rows; ++r) {
+    if (!b.valid(r)) { codes[r] = 0; continue; }
+    const std::string_view v = b.at(r);
+    codes[r] = code_of_id[interner.find(v, hash_str(v))];
+  }
+  return b;
+}
+
+// Decides the global dictionary by measurement on the held blocks: none, the dictionary alone
+// (GlobalDict blocks), or the dictionary with a Huffman code over the held rows' values
+// (GlobalHuffman blocks where they are smaller still), whichever makes the held blocks plus the
+// dictionary body smallest. In force, it rewrites the held blocks it makes smaller (each is
+// decoded, mapped to global codes and replaced) and fixes the dictionary from here on; then the
+// held blocks are released.
 void StrBuilder::Impl::decide_global_dictionary() {
   dict_state = DictState::Off;
   if (options.allow_global_dict && interner.alive() && interner.size() > 0) {
@@ -381,43 +441,59 @@ void StrBuilder::Impl::decide_global_dictionary() {
     std::vector<uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return str::bytes_less(interner.value(x), interner.value(y)); });
-    auto dict = std::make_unique<GlobalDictionary>();
-    for (uint32_t id : order) dict->values.push(interner.value(id));
-    const uint64_t dict_bytes = dict->encode().size();
-    uint64_t without = 0, with = dict_bytes;
-    std::vector<bool> switch_block(held.size(), false);
-    for (size_t i = 0; i < held.size(); ++i) {
-      const Cell& c = *held[i].leaf;
-      without += held[i].own_bytes;
+    global_dict = std::make_unique<GlobalDictionary>();
+    for (uint32_t id : order) global_dict->values.push(interner.value(id));
+    code_of_id.assign(n, 0);
+    for (uint32_t k = 0; k < n; ++k) code_of_id[order[k]] = k;
+    const uint64_t dict_bytes = global_dict->encode().size();
+    // Without a code: GlobalDict wherever it is smaller than the block's own choice.
+    uint64_t without = 0, with_dict = dict_bytes;
+    for (const HeldBlock& h : held) {
+      const Cell& c = *h.leaf;
+      without += h.own_bytes;
       const uint64_t g = str::global_dict_data_bytes(c.len, n) + (c.has(attr::kHasNulls) ? kMaskBytes : 0);
-      switch_block[i] = c.enc_v() != Enc::Constant && g < held[i].own_bytes;
-      with += switch_block[i] ? g : held[i].own_bytes;
+      with_dict += c.enc_v() != Enc::Constant && g < h.own_bytes ? g : h.own_bytes;
     }
-    if (with < without) {
-      code_of_id.assign(n, 0);
-      for (uint32_t k = 0; k < n; ++k) code_of_id[order[k]] = k;
+    // With a code (length-limited to kHuffmanMaxLength bits, or the fewest bits that hold n codes).
+    uint64_t with_code = UINT64_MAX;
+    if (n >= 2) {
+      std::vector<uint64_t> weights(n);
+      for (uint32_t k = 0; k < n; ++k) weights[k] = interner.rows_of(order[k]);
+      const unsigned limit = std::max<unsigned>(kHuffmanMaxLength, str::bits_for(n - 1));
+      const std::vector<uint8_t> lengths = limited_code_lengths(weights, limit);
+      global_dict->code = HuffmanCode::from_lengths(lengths.data(), n);
+      with_code = global_dict->encode().size();
       StrBuffer decoded;
-      for (size_t i = 0; i < held.size(); ++i) {
-        if (!switch_block[i]) continue;
-        const Cell& old = *held[i].leaf;
-        decoded.clear();
-        decode_rows(old, 0, uint32_t(old.len), &decoded);
-        StrBlock b;
-        b.rows = uint32_t(old.len);
-        b.bytes = decoded.bytes.data();
-        b.offsets = decoded.offsets.data();
-        b.validity = old.validity();
-        b.sorted = old.has(attr::kSorted);
-        for (uint32_t r = 0; r < b.rows; ++r) {
-          if (!b.valid(r)) { codes[r] = 0; continue; }
-          const std::string_view v = b.at(r);
-          codes[r] = code_of_id[interner.find(v, hash_str(v))];
-        }
-        held[i].leaf = str::encode_global_dict(b, n, codes.data());
+      for (const HeldBlock& h : held) {
+        const Cell& c = *h.leaf;
+        if (c.enc_v() == Enc::Constant) { with_code += h.own_bytes; continue; }
+        const StrBlock b = held_rows(c, decoded);
+        const uint64_t mask = c.has(attr::kHasNulls) ? kMaskBytes : 0;
+        const uint64_t hb = str::global_huffman_data_bytes(str::global_huffman_bits(b, global_dict->code, codes.data())) + mask;
+        const uint64_t g = str::global_dict_data_bytes(c.len, n) + mask;
+        with_code += std::min({h.own_bytes, g, hb});
       }
-      stats.global_dict_bytes = dict_bytes;
-      global_dict = std::move(dict);
+      if (with_code >= with_dict) global_dict->code = HuffmanCode();
+    }
+    if (std::min(with_dict, with_code) < without) {
+      StrBuffer decoded;
+      for (HeldBlock& h : held) {
+        const Cell& old = *h.leaf;
+        if (old.enc_v() == Enc::Constant) continue;
+        const uint64_t mask = old.has(attr::kHasNulls) ? kMaskBytes : 0;
+        if (global_dict->code.empty() && str::global_dict_data_bytes(old.len, n) + mask >= h.own_bytes) continue;
+        const StrBlock b = held_rows(old, decoded);
+        switch (global_form(b.rows, mask, h.own_bytes, codes.data(), b)) {
+          case GlobalForm::Dict: h.leaf = str::encode_global_dict(b, n, codes.data()); break;
+          case GlobalForm::Huffman: h.leaf = str::encode_global_huffman(b, global_dict->code, codes.data()); break;
+          case GlobalForm::Own: break;
+        }
+      }
+      stats.global_dict_bytes = global_dict->encode().size();
       dict_state = DictState::InForce;
+    } else {
+      global_dict.reset();
+      std::vector<uint32_t>().swap(code_of_id);
     }
   }
   if (dict_state == DictState::Off) interner.drop();

@@ -62,6 +62,8 @@ class StrBuilder {
   static constexpr uint64_t kGlobalDictMaxBytes = uint64_t(8) << 20;
   // Streaming: the blocks the global-dictionary decision is measured on (64 Ki rows).
   static constexpr uint64_t kGlobalDictDecideBlocks = 32;
+  // The longest Huffman code of a dictionary of ≤ 2^12 values (larger ones: the bits n needs).
+  static constexpr unsigned kHuffmanMaxLength = 12;
   // The block index is built when the column has ≥ 2 blocks, ≥ kIndexMinDistinct distinct
   // values, and an equality lookup would visit at most 1/kIndexMaxVisitShare of the blocks.
   static constexpr uint64_t kIndexMinDistinct = 4096;

@@ -119,6 +119,11 @@ struct GlobalDictLayout {
 };
 GlobalDictLayout global_dict_layout(const Cell& c);
 
+// GlobalHuffman: the present rows' dictionary codes as canonical Huffman codes (huffman.h) of the
+// dictionary's code, back to back. meta[0] = dictionary size, meta[1] = stream bits. Sets
+// codes[i] for rows [0, end) of a validated block (null rows 0); ctx must be the one validated with.
+void global_huffman_codes(const Cell& c, const DecodeContext& ctx, uint32_t end, uint32_t* codes);
+
 // Sym8 / Sym8For: the word of each row and, when some string of the block ends in a NUL byte,
 // an explicit 4-bit length per row.
 constexpr uint64_t kSym8ExplicitLengths = 1;  // Sym8 meta[0] bit 0; Sym8For meta[1] bit 16
@@ -209,6 +214,10 @@ uint64_t dict_data_bytes(uint64_t rows, uint64_t entries, uint64_t entry_bytes);
 CellRef encode_dict(const StrBlock& b, const std::vector<std::string_view>& entries, const uint32_t* codes);
 uint64_t global_dict_data_bytes(uint64_t rows, uint64_t dict_size);
 CellRef encode_global_dict(const StrBlock& b, uint64_t dict_size, const uint32_t* codes);
+// GlobalHuffman: the stream bits of the present rows' codes, and the block (codes[i] < code.size()).
+uint64_t global_huffman_bits(const StrBlock& b, const HuffmanCode& code, const uint32_t* codes);
+uint64_t global_huffman_data_bytes(uint64_t stream_bits);
+CellRef encode_global_huffman(const StrBlock& b, const HuffmanCode& code, const uint32_t* codes);
 
 // Sym8 / Sym8For, for blocks whose strings are all ≤ 8 bytes.
 struct Sym8Plan {

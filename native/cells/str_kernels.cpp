@@ -74,11 +74,12 @@ Resolved compare_dict(const Cell& c, const StrPredicate& p, BlockMask& out) {
   return per_row(c, out, [&](uint32_t i) { return hit[l.code(i)] != 0; });
 }
 
-Resolved compare_global_dict(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
-  if (!ctx.global_dict) throw_invalid("a global_dict block compared without its column's dictionary");
+// A block of codes into the column dictionary (GlobalDict, GlobalHuffman): the predicate
+// becomes a code set or range, resolved once against the dictionary; code_at(i) is row i's code.
+template <class CodeAt>
+Resolved compare_codes(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx, CodeAt code_at) {
   const StrBuffer& values = *ctx.global_dict;
   const uint64_t n = values.size();
-  const str::GlobalDictLayout l = str::global_dict_layout(c);
   if (p.op == StrOp::In) {
     std::vector<uint64_t> member((n + 63) / 64, 0);
     bool any = false;
@@ -87,7 +88,7 @@ Resolved compare_global_dict(const Cell& c, const StrPredicate& p, BlockMask& ou
       if (k < n && values.at(k) == s) member[k >> 6] |= uint64_t(1) << (k & 63), any = true;
     }
     if (!any) return all_false(out);
-    return per_row(c, out, [&](uint32_t i) { const uint64_t k = l.code(i); return ((member[k >> 6] >> (k & 63)) & 1) != 0; });
+    return per_row(c, out, [&](uint32_t i) { const uint64_t k = code_at(i); return ((member[k >> 6] >> (k & 63)) & 1) != 0; });
   }
   // Every other op selects one code range [lo, hi) of the sorted dictionary (ne: its complement).
   const uint64_t at = str::sorted_lower_bound(values, p.literal);
@@ -106,7 +107,21 @@ Resolved compare_global_dict(const Cell& c, const StrPredicate& p, BlockMask& ou
   }
   if (lo >= hi) return invert ? all_true(c, out) : all_false(out);
   if (lo == 0 && hi == n) return invert ? all_false(out) : all_true(c, out);
-  return per_row(c, out, [&](uint32_t i) { const uint64_t k = l.code(i); return (k >= lo && k < hi) != invert; });
+  return per_row(c, out, [&](uint32_t i) { const uint64_t k = code_at(i); return (k >= lo && k < hi) != invert; });
+}
+
+Resolved compare_global_dict(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
+  if (!ctx.global_dict) throw_invalid("a global_dict block compared without its column's dictionary");
+  const str::GlobalDictLayout l = str::global_dict_layout(c);
+  return compare_codes(c, p, out, ctx, [&](uint32_t i) { return l.code(i); });
+}
+
+// The stream is walked once into a code per row; the compare is then GlobalDict's.
+Resolved compare_global_huffman(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
+  if (!ctx.global_dict || !ctx.dict_code) throw_invalid("a global_huffman block compared without its column's dictionary and code");
+  uint32_t codes[kBlockLanes];
+  str::global_huffman_codes(c, ctx, uint32_t(c.len), codes);
+  return compare_codes(c, p, out, ctx, [&](uint32_t i) { return codes[i]; });
 }
 
 // ---- Sym8 / Sym8For ----
@@ -287,6 +302,7 @@ Resolved compare(const Cell& c, const StrPredicate& p, BlockMask& out, const Dec
     case Enc::Constant: return str_matches(constant_value(c), p) ? all_true(c, out) : all_false(out);
     case Enc::Dict: return compare_dict(c, p, out);
     case Enc::GlobalDict: return compare_global_dict(c, p, out, ctx);
+    case Enc::GlobalHuffman: return compare_global_huffman(c, p, out, ctx);
     case Enc::Sym8:
     case Enc::Sym8For: return compare_sym8(c, p, out);
     case Enc::Views: {
@@ -310,6 +326,15 @@ void filter(const Cell& c, const BlockMask& mask, StrBuffer& out, const DecodeCo
     const uint8_t* valid = c.validity();
     for (uint32_t i = 0; i < c.len; ++i)
       if (mask.test(i)) out.push(row_valid(valid, i) ? l.entry(l.code(i)) : std::string_view());
+    return;
+  }
+  if (c.enc_v() == Enc::GlobalHuffman) {  // codes first, then only the selected rows' values
+    if (!ctx.global_dict || !ctx.dict_code) throw_invalid("a global_huffman block filtered without its column's dictionary and code");
+    uint32_t codes[kBlockLanes];
+    str::global_huffman_codes(c, ctx, uint32_t(c.len), codes);
+    const uint8_t* valid = c.validity();
+    for (uint32_t i = 0; i < c.len; ++i)
+      if (mask.test(i)) out.push(row_valid(valid, i) ? ctx.global_dict->at(codes[i]) : std::string_view());
     return;
   }
   StrBuffer rows;
@@ -337,6 +362,17 @@ std::optional<std::pair<std::string, std::string>> min_max(const Cell& c, const 
                               std::string(reinterpret_cast<char*>(b), str::sym8_implicit_len(c.meta[3])));
       }
       break;
+    case Enc::GlobalHuffman: {
+      // Code order is value order: the extreme codes of the present rows name min and max.
+      if (!ctx.global_dict || !ctx.dict_code) throw_invalid("a global_huffman block read without its column's dictionary and code");
+      uint32_t codes[kBlockLanes];
+      str::global_huffman_codes(c, ctx, uint32_t(c.len), codes);
+      const uint8_t* valid = c.validity();
+      uint32_t lo = UINT32_MAX, hi = 0;
+      for (uint32_t i = 0; i < c.len; ++i)
+        if (row_valid(valid, i)) lo = std::min(lo, codes[i]), hi = std::max(hi, codes[i]);
+      return std::make_pair(std::string(ctx.global_dict->at(lo)), std::string(ctx.global_dict->at(hi)));
+    }
     default: break;
   }
   StrBuffer rows;

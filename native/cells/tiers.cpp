@@ -84,6 +84,21 @@ IntTier for_tier(const Cell& c, uint32_t start, uint32_t count, TierScratch& s) 
   return t;
 }
 
+// Residual digits straight into the lanes R - 1 fits, offset = base (as For).
+IntTier for_radix_tier(const Cell& c, uint32_t start, uint32_t count, TierScratch& s) {
+  IntTier t;
+  t.count = count;
+  t.lanes = s.as<uint64_t>();
+  t.offset = as_i64(c.meta[0]);
+  t.bits = tier_bits(radix_frame(c).radix - 1);
+  switch (t.bits) {
+    case 8: radix_residuals(c, start, count, s.as<uint8_t>()); break;
+    case 16: radix_residuals(c, start, count, s.as<uint16_t>()); break;
+    default: radix_residuals(c, start, count, s.as<uint32_t>()); break;  // R ≤ 2^28
+  }
+  return t;
+}
+
 }  // namespace
 
 IntTier decode_tier(const Cell& c, uint32_t start, uint32_t count, TierScratch& s) {
@@ -99,6 +114,7 @@ IntTier decode_tier(const Cell& c, uint32_t start, uint32_t count, TierScratch& 
       return t;
     case Enc::Sequence: return sequence_tier(c, start, count, s);
     case Enc::For: return for_tier(c, start, count, s);
+    case Enc::ForRadix: return for_radix_tier(c, start, count, s);
     case Enc::Plain: t.lanes = payload_words(c) + start; return t;
     default:
       decode_rows(c, start, count, s.as<uint64_t>());

@@ -6,6 +6,7 @@
 //   Sequence  lanes = value - min, width by the block's span (128-bit checked); a wrapping
 //             sequence decodes wide
 //   For       the packed residuals straight into the lanes their width fits, offset = base
+//   ForRadix  the residual digits into the lanes the radix fits, offset = base
 //   Plain     64-bit lanes read in place from the payload (no copy), offset 0
 //   Delta, Rle  decoded wide into the scratch, offset 0
 //
