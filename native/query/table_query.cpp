@@ -494,7 +494,9 @@ class KeyColumns {
   // the null part last.
   int compare(const GroupKeyWords& a, const GroupKeyWords& b, const std::vector<StrInterner>& strs) const {
     for (size_t p = 0; p < phys_.size(); ++p) {
-      const bool an = (a.nulls >> p) & 1, bn = (b.nulls >> p) & 1;
+      // unsigned bits, not bools: GCC 12 -O2 miscompiled the bool form here (3+ key parts with
+      // leading nulls came out of order; native/tests/table_query_test.cpp catches it)
+      const unsigned an = (unsigned(a.nulls) >> p) & 1u, bn = (unsigned(b.nulls) >> p) & 1u;
       if (an != bn) return an ? 1 : -1;
       if (an) continue;
       int c = 0;
