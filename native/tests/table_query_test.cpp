@@ -591,8 +591,8 @@ TEST_CASE("group_by two keys: observed combinations only, ordered part by part, 
 }
 
 // With three or four keys, groups whose first parts are null once came out of order ((null,
-// null, null) before (null, null, false)): the key comparison's bool null flags, built with GCC
-// 12 at -O2 / -O3 (right at -O1); query/table_query.cpp now compares unsigned bits.
+// null, null) before (null, null, false)) in the GCC 12 -O2 / -O3 builds while the key
+// comparison read its null flags as bools (see query/table_query.cpp, KeyColumns::compare).
 TEST_CASE("group_by three and four keys: ordered part by part, nulls last") {
   GroupKey s, b, g, f;
   s.column = S, b.column = B, g.column = G, f.column = F;
