@@ -99,6 +99,7 @@ function quietExtras(ex: ExecutionSection): [string, unknown][] {
  *   no file     dataset=a status=ok hint=pass --tet
  */
 export function quietLine(resp: QueryResponse): string {
+  if (resp.query.table !== undefined) return tableQuietLine(resp);
   const parts = [resp.query.table !== undefined ? `table=${bareText(resp.query.table)}` : `dataset=${bareText(resp.query.dataset!)}`];
   const ex = resp.execution;
   const rp = resp.read_plan;
@@ -147,6 +148,7 @@ function table(title: string, rows: [string, unknown][]): string {
 }
 
 export function tableText(resp: QueryResponse): string {
+  if (resp.query.table !== undefined) return tableQueryText(resp);
   const out: string[] = [];
   const c = resp.catalog;
   out.push(table('query', [
@@ -183,6 +185,101 @@ export function tableText(resp: QueryResponse): string {
     const preview = Object.entries(ex).find(([k]) => isPreviewKey(k));
     if (preview && (preview[1] as ArrayLike<unknown>).length) out.push(table('preview', [[preview[0], preview[1]]]));
   }
+  return out.join('\n');
+}
+
+// ---- table queries (spec tables_and_filters.md §4.4: keys beside values, rows as a table) ----
+
+/** A table query's value in its JSON form, as one cell of text (null as `null`). */
+function cellText(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return v.map(cellText).join(', ');
+  return scalarText(v);
+}
+
+/** The name of a group_by entry: the column, with its bucket or width. */
+function groupKeyName(g: unknown): string {
+  if (typeof g === 'string') return g;
+  const o = g as { column: string; bucket?: string; width?: unknown };
+  return o.bucket !== undefined ? `${o.column} (${o.bucket})` : o.width !== undefined ? `${o.column} (width ${String(o.width)})` : o.column;
+}
+
+/** The grouped result field (operation_grouped_<op>) of an execution, if any. */
+function groupedEntry(ex: ExecutionSection): [string, ArrayLike<unknown>] | undefined {
+  const e = Object.entries(ex).find(([k]) => k.startsWith('operation_grouped_'));
+  return e as [string, ArrayLike<unknown>] | undefined;
+}
+
+/** Lines of a grid drawn at most `limit` rows deep; a last line says how many were left out. */
+const GRID_ROWS = 1000;
+function grid(head: string[], rows: string[][]): string {
+  const t = new (cliTable())({ head, style: { head: [], border: [] } });
+  for (const r of rows.slice(0, GRID_ROWS)) t.push(r);
+  const more = rows.length > GRID_ROWS ? `\n… ${rows.length - GRID_ROWS} more rows (--format json prints them all)` : '';
+  return t.toString() + more;
+}
+
+/**
+ * `--format quiet` for a table query:
+ *   reduction   table=obs status=ok rows=6 selected=5 op=sum sum=10
+ *   grouped     table=obs status=ok rows=6 selected=6 op=sum groups=3 keys=[DE,FR,null] sum=[10,2,4]
+ *               (composite keys as (DE,0))
+ *   columns     table=obs status=ok rows=6 selected=5 returned=5 columns=[g,x]
+ */
+function tableQuietLine(resp: QueryResponse): string {
+  const parts = [`table=${bareText(resp.query.table!)}`];
+  const ex = resp.execution;
+  if (!ex) return [...parts, 'status=ok', 'hint=pass --tet'].join(' ');
+  parts.push('status=ok', `rows=${scalarText(ex.table_rows)}`, `selected=${scalarText(ex.rows_selected)}`);
+  if (ex.rows) {
+    const cols = (resp.query as { columns?: string[] }).columns ?? [];
+    parts.push(`returned=${ex.rows.length}`, `columns=[${cols.map(bareText).join(',')}]`);
+    return parts.join(' ');
+  }
+  if (ex.operation) parts.push(`op=${ex.operation}`);
+  const grouped = groupedEntry(ex);
+  if (grouped && ex.group_keys) {
+    parts.push(`groups=${ex.group_keys.length}`, `keys=${sampleText(ex.group_keys.map((k) => (Array.isArray(k) ? `(${k.map(cellText).join(',')})` : cellText(k))))}`,
+      `${grouped[0].replace(/^operation_grouped_/, '')}=${sampleText(grouped[1])}`);
+    return parts.join(' ');
+  }
+  for (const [k, v] of operationEntries(ex)) {
+    if (k === 'operation_column' || k === 'operation_reduced_shape') continue;
+    parts.push(`${k.replace(/^operation_/, '')}=${v !== null && typeof v === 'object' ? sampleText(v as ArrayLike<unknown>) : scalarText(v)}`);
+  }
+  return parts.join(' ');
+}
+
+/** `--format table` for a table query: the query, the where plan, then the groups or rows. */
+function tableQueryText(resp: QueryResponse): string {
+  const out: string[] = [];
+  const ex = resp.execution;
+  out.push(table('query', [['status', resp.status], ['table', resp.query.table], ['file', resp.tet_file]]));
+  if (!ex) return out.join('\n');
+  const plan = ex.where_plan ? Object.values(ex.where_plan)[0] : undefined;
+  out.push(table('execution', [
+    ['threads', ex.threads], ['seconds', ex.seconds], ['table_rows', ex.table_rows], ['rows_selected', ex.rows_selected],
+    ...(plan ? Object.entries(plan).map(([k, v]) => [`where_plan.${k}`, v] as [string, unknown]) : []),
+    ['where_payload_bytes_read', ex.where_payload_bytes_read],
+  ]));
+  if (ex.rows) {
+    const cols = (resp.query as { columns?: string[] }).columns ?? Object.keys(ex.rows[0] ?? {});
+    out.push(grid(cols, ex.rows.map((r) => cols.map((c) => cellText(r[c])))));
+    return out.join('\n');
+  }
+  const grouped = groupedEntry(ex);
+  if (grouped && ex.group_keys) {
+    const by = ((resp.query as { group_by?: unknown[] }).group_by ?? []).map(groupKeyName);
+    const values = grouped[1];
+    const rows = ex.group_keys.map((k, i) => [
+      ...(by.length > 1 && Array.isArray(k) ? k.map(cellText) : [cellText(k)]),
+      String(ex.group_counts?.[i] ?? ''), cellText(values[i]),
+    ]);
+    out.push(grid([...(by.length ? by : ['key']), 'rows', grouped[0].replace(/^operation_grouped_/, '')], rows));
+    return out.join('\n');
+  }
+  const results = operationEntries(ex).filter(([k]) => k !== 'operation_reduced_shape');
+  if (results.length) out.push(table('result', results));
   return out.join('\n');
 }
 

@@ -1,0 +1,106 @@
+// `tet query` on table documents (spec tables_and_filters.md §4.3-§4.4) through the built CLI:
+// --format json / full / stats / table / quiet for a reduction, grouped results (keys beside
+// values) and `columns` queries (rows as a table). Expectations are hand-computed from the six
+// rows written here.
+import { ROOT } from '../support/paths';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TetWriter } from '../../lib/index';
+
+const BIN = join(ROOT, 'bin', 'tet.js');
+const work = mkdtempSync(join(tmpdir(), 'tet-cli-table-'));
+const file = join(work, 't.tet');
+const env = { ...process.env, XDG_CACHE_HOME: join(work, 'cache') };
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+beforeAll(async () => {
+  const w = await TetWriter.create(file);
+  w.addTable({
+    name: 'obs',
+    columns: {
+      g: { kind: 'str', values: ['DE', 'FR', 'DE', null, 'FR', 'DE'] },
+      x: { kind: 'float', values: [1, 2, 3, 4, null, 6] },
+      n: { kind: 'int', values: [10, 20, 30, 40, 50, 60] },
+    },
+  });
+  await w.commit();
+});
+
+function tet(doc: object, ...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, 'query', JSON.stringify(doc), '-t', file, '-x', ...args], { env, encoding: 'utf8', timeout: 30_000 });
+  return { rc: r.status, out: r.stdout, err: r.stderr };
+}
+const ready = existsSync(join(ROOT, 'dist', 'cli.cjs'));
+
+const grouped = { table: 'obs', group_by: ['g'], sum: { column: 'x' } };
+const composite = { table: 'obs', group_by: ['g', { column: 'n', width: 20 }], count: [] };
+const rows = { table: 'obs', columns: ['g', 'x'], where: [{ column: 'n', gt: 15 }], order_by: [{ column: 'x', desc: true }] };
+
+/** The cells of a drawn grid's body rows (cli-table3's │ separators), header first. */
+function gridRows(text: string): string[][] {
+  return text.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│').slice(1, -1).map((c) => c.trim()));
+}
+
+describe.skipIf(!ready)('tet query on tables', () => {
+  it('json and full: the execution section with keys, counts and grouped values', () => {
+    for (const fmt of ['json', 'full']) {
+      const r = tet(grouped, '--format', fmt);
+      expect(r.rc, r.err).toBe(0);
+      if (fmt === 'json') expect(r.out.trim().split('\n')).toHaveLength(1);
+      const ex = JSON.parse(r.out).execution;
+      // DE: rows 0, 2, 5 → 1 + 3 + 6; FR: rows 1, 4 (x null) → 2; null: row 3 → 4
+      expect(ex.group_keys).toEqual(['DE', 'FR', null]);
+      expect(ex.group_counts).toEqual([3, 2, 1]);
+      expect(ex.operation_grouped_sum).toEqual([10, 2, 4]);
+    }
+    const r = tet(rows, '--format', 'json');
+    // n > 15 drops row 0; by x descending, nulls last: 6 (DE), 4 (null), 3 (DE), 2 (FR), null (FR)
+    expect(JSON.parse(r.out).execution.rows).toEqual([
+      { g: 'DE', x: 6 }, { g: null, x: 4 }, { g: 'DE', x: 3 }, { g: 'FR', x: 2 }, { g: 'FR', x: null },
+    ]);
+  });
+
+  it('stats: one line of JSON with the where plan and no rows dropped', () => {
+    const r = tet(rows, '--format', 'stats');
+    expect(r.rc, r.err).toBe(0);
+    const ex = JSON.parse(r.out).execution;
+    expect(ex.where_plan.obs).toMatchObject({ rows: 6, selected: 5 });
+    expect(ex.rows).toHaveLength(5);
+  });
+
+  it('table: keys beside values for grouped results', () => {
+    const r = tet(grouped, '--format', 'table');
+    expect(r.rc, r.err).toBe(0);
+    const g = gridRows(r.out);
+    const at = g.findIndex((row) => row[0] === 'g' && row[1] === 'rows');
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(g.slice(at)).toEqual([['g', 'rows', 'sum'], ['DE', '3', '10'], ['FR', '2', '2'], ['null', '1', '4']]);
+    // composite keys: one column per key part; n width 20: 10→0, 20,30→20, 40,50→40, 60→60
+    const c = gridRows(tet(composite, '--format', 'table').out);
+    const k = c.findIndex((row) => row[0] === 'g' && row[1] === 'n (width 20)');
+    expect(c.slice(k)).toEqual([
+      ['g', 'n (width 20)', 'rows', 'count'],
+      ['DE', '0', '1', '1'], ['DE', '20', '1', '1'], ['DE', '60', '1', '1'],
+      ['FR', '20', '1', '1'], ['FR', '40', '1', '1'], ['null', '40', '1', '1'],
+    ]);
+  });
+
+  it('table: rows of a columns query as a table', () => {
+    const g = gridRows(tet(rows, '--format', 'table').out);
+    const at = g.findIndex((row) => row.length === 2 && row[0] === 'g' && row[1] === 'x');
+    expect(g.slice(at)).toEqual([['g', 'x'], ['DE', '6'], ['null', '4'], ['DE', '3'], ['FR', '2'], ['FR', 'null']]);
+    expect(g).toContainEqual(['where_plan.selected', '5']);
+  });
+
+  it('quiet: one line for reductions, groups and rows', () => {
+    expect(tet({ table: 'obs', sum: { column: 'n' } }, '-q').out.trim()).toBe('table=obs status=ok rows=6 selected=6 op=sum sum=210');
+    expect(tet(grouped, '--format', 'quiet').out.trim())
+      .toBe('table=obs status=ok rows=6 selected=6 op=sum groups=3 keys=[DE,FR,null] sum=[10,2,4]');
+    expect(tet(composite, '-q').out.trim()).toBe(
+      'table=obs status=ok rows=6 selected=6 op=count groups=6 keys=[(DE,0),(DE,20),(DE,60),(FR,20),(FR,40),(null,40)] count=[1,1,1,1,1,1]');
+    expect(tet(rows, '-q').out.trim()).toBe('table=obs status=ok rows=6 selected=5 returned=5 columns=[g,x]');
+  });
+});
