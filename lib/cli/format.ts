@@ -260,7 +260,6 @@ function tableQueryText(resp: QueryResponse): string {
   out.push(table('execution', [
     ['threads', ex.threads], ['seconds', ex.seconds], ['table_rows', ex.table_rows], ['rows_selected', ex.rows_selected],
     ...(plan ? Object.entries(plan).map(([k, v]) => [`where_plan.${k}`, v] as [string, unknown]) : []),
-    ['where_payload_bytes_read', ex.where_payload_bytes_read],
   ]));
   if (ex.rows) {
     const cols = (resp.query as { columns?: string[] }).columns ?? Object.keys(ex.rows[0] ?? {});

@@ -97,7 +97,12 @@ async function runTableQuery(target: QueryTarget, doc: QueryDocument, opts: RunQ
 export async function runQuery(target: QueryTarget, input: string | object, opts: RunQueryOptions = {}): Promise<QueryResponse> {
   const doc = toQueryDocument(input);
   if (isTableQuery(doc)) return runTableQuery(target, doc, opts);
-  const planned = planAgainstTarget(target, doc, undefined, await where(target, doc, opts.signal));
+  // The file's handle as the query starts: a close() while the where runs lets this query finish.
+  const handle = target.native as NativeFileHandle;
+  // Without a where nothing is awaited before the native call starts (a close() right after the
+  // call still lets the query finish, as for reads).
+  const evaluated = doc.where !== undefined ? await where(target, doc, opts.signal, handle) : undefined;
+  const planned = planAgainstTarget(target, doc, undefined, evaluated);
   if (!planned.dataset || opts.execute === false) return plannedResponse(planned);
   if (opts.signal?.aborted) throw cancelled();
   const native = binding();
@@ -108,7 +113,6 @@ export async function runQuery(target: QueryTarget, input: string | object, opts
   const kept = op ? planned.selection!.shape.filter((_, a) => !op.axes.includes(a)) : [];
   const spec = op && kept.length > 0 ? reductionOutputSpec(op.name, planned.dataset.dtype, false, kept.reduce((p, n) => p * n, 1)) : null;
   const output = spec ? allocateReductionOutput(spec, `${op!.name} of ${planned.dataset.name}`) : null;
-  const handle = target.native as NativeFileHandle;
   const result = await runCompiled(compiled, opts.signal, (bytes, token) => (output
     ? native.execute(handle, bytes, token, output, 'reduction') : native.execute(handle, bytes, token)), opts.onProgress);
   return buildExecutedResponse(planned, compiled, result);

@@ -9,10 +9,10 @@ import type { QueryDocument } from '../query/document';
 import type { QueryTarget } from '../types';
 
 /** The query's evaluated where (undefined without one, or when the dataset is not matched). */
-export async function where(target: QueryTarget, doc: QueryDocument, signal?: AbortSignal): Promise<EvaluatedWhere | undefined> {
+export async function where(target: QueryTarget, doc: QueryDocument, signal?: AbortSignal,
+  handle = target.native as NativeFileHandle): Promise<EvaluatedWhere | undefined> {
   const req = whereRequest(target, doc);
   if (!req) return undefined;
-  const handle = target.native as NativeFileHandle;
   return evaluateWhere(req, (table, wire) => {
     if (signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the query was cancelled');
     return runNative(signal, (token) => binding().tableWhere(handle, table, wire, token));
