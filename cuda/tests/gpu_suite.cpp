@@ -10,6 +10,7 @@
 // Exit status: 0 when everything matched (and, with --bench, the goals held), else 1.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -132,7 +133,14 @@ int bench(const char* out_path) {
   const double bw_dev = std::getenv("TET_GPU_BW") ? std::atof(std::getenv("TET_GPU_BW")) : 4.8e12;  // H200 HBM3e
   const double bw_pcie = std::getenv("TET_PCIE_BW") ? std::atof(std::getenv("TET_PCIE_BW")) : 50e9;  // PCIe 5 x16
   // 4 GiB of f32 in 64 MiB tiles (raw): the resident set fits the default 8 GiB tile cache.
-  const uint64_t n = uint64_t(1) << 30, chunk = uint64_t(1) << 24;
+  // TET_GPU_BENCH_ELEMS shrinks it for a dry run of the harness (against the host stub).
+  const uint64_t n = std::getenv("TET_GPU_BENCH_ELEMS") ? std::strtoull(std::getenv("TET_GPU_BENCH_ELEMS"), nullptr, 0)
+                                                        : uint64_t(1) << 30;
+  const uint64_t chunk = std::min<uint64_t>(n, uint64_t(1) << 24);
+  if (n == 0 || n % chunk != 0) {
+    std::fprintf(stderr, "bench: TET_GPU_BENCH_ELEMS must be a multiple of %llu\n", (unsigned long long)chunk);
+    return 1;
+  }
   std::vector<uint8_t> data(n * 4);
   {
     uint32_t s = 1;
@@ -149,7 +157,7 @@ int bench(const char* out_path) {
     w->commit();
   }
   const double host_copy = [&] {  // the host's read rate from memory (page cache stand-in): memcpy
-    std::vector<uint8_t> dst(size_t(1) << 30);
+    std::vector<uint8_t> dst(std::min<size_t>(size_t(1) << 30, data.size()));
     const double t = seconds_of([&] { std::memcpy(dst.data(), data.data(), dst.size()); });
     return double(dst.size()) / t;
   }();
