@@ -47,19 +47,23 @@ template <class S, class T> __device__ __forceinline__ T load(const S* p, uint64
   else return T(p[i]);
 }
 
-// The canonical lane sum of one unit by one warp (fold_arith.h lane_part + lane_tree). Loads are
-// issued 8 groups ahead; the additions stay in group order.
+// Loads in flight per thread: the memory-level parallelism a warp needs to approach the
+// device's bandwidth (Little's law), given one unit per warp. Loads are issued kAhead groups
+// ahead; the additions stay in group order, so the arithmetic is fold_arith.h's.
+constexpr int kAhead = 16;
+
+// The canonical lane sum of one unit by one warp (fold_arith.h lane_part + lane_tree).
 template <class S, class T>
 __device__ double warp_lane_sum(const S* x, uint64_t n, uint32_t lane, Xform f, double c) {
   const uint64_t full = n / kLanes * kLanes;
   double acc = 0;
   uint64_t g = 0;
-  for (; g + 8 * kLanes <= full; g += 8 * kLanes) {
-    T v[8];
+  for (; g + kAhead * kLanes <= full; g += kAhead * kLanes) {
+    T v[kAhead];
 #pragma unroll
-    for (int i = 0; i < 8; ++i) v[i] = load<S, T>(x, g + i * kLanes + lane);
+    for (int i = 0; i < kAhead; ++i) v[i] = load<S, T>(x, g + i * kLanes + lane);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) acc += xform(double(v[i]), f, c);
+    for (int i = 0; i < kAhead; ++i) acc += xform(double(v[i]), f, c);
   }
   for (; g < full; g += kLanes) acc += xform(double(load<S, T>(x, g + lane)), f, c);
   if (full + lane < n) acc += xform(double(load<S, T>(x, full + lane)), f, c);
@@ -126,7 +130,19 @@ template <class S, class T> __global__ void k_ext(const DevUnit* units, uint8_t*
   const uint64_t full = n / L * L;
   if (threadIdx.x < L) {
     MinMax<T> r{highest<T>(), lowest<T>(), false};
-    for (uint64_t g = 0; g < full; g += L) {
+    uint64_t g = 0;
+    for (; g + 8 * L <= full; g += 8 * L) {
+      T v[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) v[i] = load<S, T>(x, g + i * L + threadIdx.x);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        r.lo = v[i] < r.lo ? v[i] : r.lo;
+        r.hi = v[i] > r.hi ? v[i] : r.hi;
+        r.nan |= v[i] != v[i];
+      }
+    }
+    for (; g < full; g += L) {
       const T v = load<S, T>(x, g + threadIdx.x);
       r.lo = v < r.lo ? v : r.lo;
       r.hi = v > r.hi ? v : r.hi;
@@ -183,7 +199,19 @@ template <class S, class T> __global__ void k_mom(const DevUnit* units, uint32_t
     // shifted sums: two canonical lane sums in one pass (fold_arith.h shifted_part + lane_tree)
     const uint64_t full = m / kLanes * kLanes;
     double s1 = 0, s2 = 0;
-    for (uint64_t g = 0; g < full; g += kLanes) {
+    uint64_t g = 0;
+    for (; g + 8 * kLanes <= full; g += 8 * kLanes) {
+      T v[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) v[i] = load<S, T>(xb, g + i * kLanes + lane);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const double d = double(v[i]) - sh;
+        s1 += d;
+        s2 += d * d;
+      }
+    }
+    for (; g < full; g += kLanes) {
       const double d = double(load<S, T>(xb, g + lane)) - sh;
       s1 += d;
       s2 += d * d;
