@@ -19,12 +19,22 @@
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17"],
       "cflags_cc": ["-std=c++17", "-O3", "-fexceptions", "-pthread", "-fvisibility=hidden"],
       "ldflags": ["-pthread"],
+      "libraries": ["-ldl"],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
         "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
         "OTHER_CPLUSPLUSFLAGS": ["-O3"]
       },
       "msvs_settings": { "VCCLCompilerTool": { "ExceptionHandling": 1 } }
+    },
+    {
+      "target_name": "tetration_cuda_stub",
+      "type": "shared_library",
+      "sources": ["cuda/host_stub.cpp"],
+      "cflags!": ["-fno-exceptions", "-O2"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17"],
+      "cflags_cc": ["-std=c++17", "-O2", "-fexceptions", "-fvisibility=hidden"],
+      "xcode_settings": { "GCC_ENABLE_CPP_EXCEPTIONS": "YES", "CLANG_CXX_LANGUAGE_STANDARD": "c++17" }
     }
   ]
 }

@@ -37,6 +37,23 @@ export interface NativeExecStats {
   storedBytesRead: number;
   spillBytes: number;
   seconds: number;
+  /** Where the fold ran: 'cpu', 'cuda:N' or 'cuda:multi'. */
+  deviceUsed?: string;
+  /** A GPU plan that fell back to the CPU at run time: why, and the device's message. */
+  deviceFallbackReason?: string;
+  deviceError?: string;
+  deviceGpuPipeline?: boolean;
+  deviceGpuMulti?: boolean;
+}
+
+/** One GPU of hostInfo().devices. */
+export interface NativeDevice {
+  ordinal: number; name: string; totalBytes: number; freeBytes: number; smCount: number; computeCapability: string;
+}
+
+/** routeDevice's decision (native/include/tet/device.h). */
+export interface NativeDeviceRoute {
+  requested: string; used: string; reason?: string; pipeline: boolean; multi: boolean; gpu: boolean; ordinal: number;
 }
 
 export interface NativeQueryResult {
@@ -162,7 +179,11 @@ export interface NativeBinding {
   /** Process-wide query counters (all environments): running now, ended by cancellation, and
    *  cancel flags tripped by an environment's teardown (a terminated worker). Diagnostics. */
   engineStats(): { queriesRunning: number; queriesCancelled: number; teardownCancels: number };
-  hostInfo(): { cores: number; totalRamBytes: number; availableRamBytes: number; simd: string; buildFlags: string };
+  hostInfo(): { cores: number; totalRamBytes: number; availableRamBytes: number; simd: string; buildFlags: string;
+    devices: NativeDevice[]; deviceBackend: string; deviceStatus: string; deviceDetail: string };
+  /** The device routing of a query (token, op and dtype wire codes, scalar, sizes). */
+  routeDevice(req: { token: string; op: number; dtype: number; scalar: boolean; logicalBytes: number; chunks: number;
+    outElements: number }): NativeDeviceRoute;
 
   writerCreate(path: string): NativeWriterHandle;
   writerSetExecution(w: NativeWriterHandle, percentBps: number, bytes: number): void;

@@ -95,6 +95,24 @@ export interface HostInfo {
   availableRamBytes: number;
   simd: string;
   buildFlags: string;
+  /** GPUs the optional CUDA module reports ([] without the module, the driver or a GPU). */
+  devices: DeviceInfo[];
+  /** The loaded device module's backend ('cuda'; '' when none is loaded). */
+  deviceBackend: string;
+  /** '' when GPUs are usable, else the fallback reason every GPU request gets (gpu_feature_disabled, ...). */
+  deviceStatus: string;
+  /** Why, in words. */
+  deviceDetail: string;
+}
+
+/** One GPU of {@link HostInfo.devices}. */
+export interface DeviceInfo {
+  ordinal: number;
+  name: string;
+  totalBytes: number;
+  freeBytes: number;
+  smCount: number;
+  computeCapability: string;
 }
 
 /**

@@ -2,11 +2,12 @@
 // (read plan), then — for execution — budget, strategy, I/O mode and the compiled plan.
 import { kMaxLength } from 'node:buffer';
 import { TetBudgetError, TetError, TetQueryError } from '../errors';
-import { DTYPE_SIZE, type DatasetInfo, type DatasetMetadata, type QueryTarget } from '../types';
+import { DTYPE_SIZE, DTYPE_TAG, type DatasetInfo, type DatasetMetadata, type QueryTarget } from '../types';
 import { queryOperation, type QueryDocument, type ReductionName } from '../query/document';
 import { DEVICE_TOKEN } from '../query/validate';
 import type { CatalogSection, PlannedExecutionFields, ReadPlan } from './types';
-import type { CompiledPlan, OpName } from './encode';
+import { OP_CODE, type CompiledPlan, type OpName } from './encode';
+import type { NativeBinding, NativeDeviceRoute } from '../native';
 import { resolveAxes } from './axes';
 import { resolveBudget, type ExecutionBudget } from './budget';
 import { previewStoredBytes, touchedChunks, touchedChunksAlongAxis, touchedStoredBytes } from './chunks';
@@ -18,7 +19,8 @@ import { applyWhere, whereOf, type EvaluatedWhere } from './where';
 
 /** read_plan.chunks lists at most this many entries (chunk_count is always exact). */
 export const MAX_LISTED_CHUNKS = 100_000;
-/** `auto` device routing skips the GPU below this logical selection size. */
+/** `auto` device routing skips the GPU below this logical selection size (native tet::device::kAutoMinBytes
+ *  decides; this mirrors it for documentation and tests). */
 export const AUTO_DEVICE_MIN_BYTES = 64 * 1024 * 1024;
 
 export interface ResolvedOperation {
@@ -178,8 +180,14 @@ export interface ExecutionOptions {
   hostAvailableRamBytes: number;
   /** CLI --device (overrides execution.device). */
   device?: string;
+  /** The routing decision for a device token: the native addon's (tet/device.h; lib/run passes
+   *  it), or a test's stand-in. Needed when a device is requested. */
+  routeDevice?: DeviceRouter;
   env?: NodeJS.ProcessEnv;
 }
+
+/** Native device routing (NativeBinding.routeDevice); plan/ does not load the addon itself. */
+export type DeviceRouter = (req: Parameters<NativeBinding['routeDevice']>[0]) => NativeDeviceRoute;
 
 export interface CompiledExecution {
   plan: CompiledPlan;
@@ -192,20 +200,32 @@ export interface CompiledExecution {
   previewStoredBytes?: () => number;
 }
 
-function deviceRouting(requested: string | undefined, op: ResolvedOperation | null, logicalBytes: number):
-  Pick<PlannedExecutionFields, 'device_requested' | 'device_used' | 'device_fallback_reason'> {
-  if (!requested) return {};
+type DeviceFields = Pick<PlannedExecutionFields,
+  'device_requested' | 'device_used' | 'device_fallback_reason' | 'device_gpu_pipeline' | 'device_gpu_multi'>;
+
+/**
+ * Device routing: the token is checked against the schema here, the decision is native's
+ * (native/include/tet/device.h: the loaded CUDA module, its devices and capabilities), and a GPU
+ * decision travels in the plan's DEVICE section.
+ */
+function deviceRouting(requested: string | undefined, op: ResolvedOperation | null, ds: DatasetInfo,
+  logicalBytes: number, chunks: number, outElements: number, router: DeviceRouter | undefined):
+  { fields: DeviceFields; device?: CompiledPlan['device'] } {
+  if (!requested) return { fields: {} };
   if (!DEVICE_TOKEN.test(requested)) {
     throw new TetQueryError('TET_QUERY_INVALID',
       `device: expected cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi, found ${JSON.stringify(requested)}`);
   }
-  let reason: string | undefined;
-  if (requested !== 'cpu') {
-    if (!op) reason = 'preview_or_spill_only';
-    else if (requested === 'auto' && logicalBytes < AUTO_DEVICE_MIN_BYTES) reason = 'auto_below_size_threshold';
-    else reason = 'gpu_feature_disabled';
-  }
-  return { device_requested: requested, device_used: 'cpu', ...(reason ? { device_fallback_reason: reason } : {}) };
+  if (!router) throw new TetError('TET_INTERNAL', `device "${requested}": compileExecution needs options.routeDevice`);
+  const r = router({
+    token: requested, op: op ? OP_CODE[op.name as OpName] : 0, dtype: DTYPE_TAG[ds.dtype], scalar: op?.scalar ?? true,
+    logicalBytes, chunks, outElements,
+  });
+  const fields: DeviceFields = {
+    device_requested: requested, device_used: r.used, ...(r.reason ? { device_fallback_reason: r.reason } : {}),
+    ...(requested !== 'cpu' ? { device_gpu_pipeline: r.pipeline, device_gpu_multi: r.multi } : {}),
+  };
+  return { fields, ...(r.gpu ? { device: { kind: 'gpu' as const, ordinal: r.ordinal } } : {}) };
 }
 
 /** Previews up to this many elements (the default preview) are not counted against the budget. */
@@ -240,6 +260,9 @@ export function compileExecution(planned: PlannedQuery, target: QueryTarget, opt
       `(and a typed array holds at most ${kMaxLength} elements); ` +
       'ask for a smaller preview or raise execution.memory_budget_bytes / memory_budget_percent');
   }
+  const kept = op ? sel.shape.filter((_, a) => !op.axes.includes(a)) : [];
+  const routing = deviceRouting(opts.device ?? doc.execution?.device, op, ds, logicalBytes, rp.chunk_count,
+    kept.reduce((p, n) => p * n, 1), opts.routeDevice);
   const plan: CompiledPlan = {
     datasetId: ds.id,
     start: sel.axes.map((r) => r.start),
@@ -258,6 +281,7 @@ export function compileExecution(planned: PlannedQuery, target: QueryTarget, opt
     ...(op?.obsAxis !== undefined ? { obsAxis: op.obsAxis } : {}),
     ...(doc.execution?.threads ? { threads: doc.execution.threads } : {}),
     ...(spillPath ? { spillPath } : {}),
+    ...(routing.device ? { device: routing.device } : {}),
   };
   const previewTiles = () => {
     const perAxis = sel.axes.map((r, a) => touchedChunksAlongAxis(r, ds.shape[a], ds.chunkShape[a]));
@@ -277,7 +301,7 @@ export function compileExecution(planned: PlannedQuery, target: QueryTarget, opt
       ...(ds.dtype === 'f32' ? { logical_selection_f32_bytes: 4 * sel.elementCount } : {}),
       io_regime: regime,
       preview_max: preview,
-      ...deviceRouting(opts.device ?? doc.execution?.device, op, logicalBytes),
+      ...routing.fields,
     },
   };
 }

@@ -87,4 +87,8 @@ export interface PlannedExecutionFields {
   device_requested?: string;
   device_used?: string;
   device_fallback_reason?: string;
+  /** The GPU route overlaps tile decode, transfers and kernels (more than one chunk). */
+  device_gpu_pipeline?: boolean;
+  /** cuda:multi on more than one device. */
+  device_gpu_multi?: boolean;
 }

@@ -51,6 +51,22 @@ function bytesReadFromDisk(counted: number, planned: PlannedQuery, compiled: Com
   return counted - preview < stored ? preview + stored : counted;
 }
 
+/** Where the query actually ran when a device was requested: a GPU plan may fall back at run time
+ *  (gpu_runtime_error, gpu_vram_exceeded, ...), which native reports in its stats. */
+function deviceOutcome(compiled: CompiledExecution, s: NativeQueryResult['stats']): Partial<ExecutionSection> {
+  if (compiled.fields.device_requested === undefined || s.deviceUsed === undefined) return {};
+  if (!compiled.plan.device || compiled.plan.device.kind !== 'gpu') return {};
+  // execute() names every fallback; only sharded execution (execute_partial, merged) folds a GPU
+  // plan on the CPU without one.
+  const reason = s.deviceFallbackReason ?? (s.deviceUsed === 'cpu' ? 'gpu_sharded_cpu' : undefined);
+  return {
+    device_used: s.deviceUsed,
+    ...(reason ? { device_fallback_reason: reason } : {}),
+    device_gpu_pipeline: s.deviceGpuPipeline ?? false,
+    device_gpu_multi: s.deviceGpuMulti ?? false,
+  };
+}
+
 /** The executed response: planned response + execution section built from the native result. */
 export function buildExecutedResponse(planned: PlannedQuery, compiled: CompiledExecution,
   result: NativeQueryResult): QueryResponse {
@@ -65,6 +81,7 @@ export function buildExecutedResponse(planned: PlannedQuery, compiled: CompiledE
     fold_parallel: ioMode === 'parallel_chunks',
     fold_linear_scan: ioMode === 'linear_scan',
     ...compiled.fields,
+    ...deviceOutcome(compiled, s),
     threads: s.threadsUsed,
     simd: s.simd,
     chunks_read: s.chunksRead,

@@ -61,6 +61,7 @@ export function compileForRun(planned: PlannedQuery, target: QueryTarget,
     spillAllow: opts.spillAllow,
     hostAvailableRamBytes: binding().hostInfo().availableRamBytes,
     device: opts.device,
+    routeDevice: (q) => binding().routeDevice(q),
   });
 }
 

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "exec/device.h"
+#include "exec/device_fold.h"
 #include "exec/fold_driver.h"
 #include "exec/materialize.h"
 #include "exec/tier_c.h"
@@ -46,14 +48,36 @@ class Executor {
     } else {
       if (plan_.preview_max > 0) preview_capped<S, T>();
       FoldRun fr{plan_, sel_, ctx_, fetcher_, fold::best_isa(), plan_.threads};
+      if (plan_.device == Device::Gpu && on_device<S, T>(fr)) return finish_stats();
       if (scalar()) fold_scalar<S, T>(fr, res_);
       else fold_partial<S, T>(fr, res_);
     }
-    res_.stats.chunks_read = fetcher_.chunks();
-    res_.stats.stored_bytes_read = fetcher_.stored_bytes();
+    finish_stats();
   }
 
  private:
+  void finish_stats() {
+    res_.stats.chunks_read = fetcher_.chunks();
+    res_.stats.stored_bytes_read = fetcher_.stored_bytes();
+  }
+  // A GPU plan (DEVICE section): the device fold, or false with the fallback reason recorded
+  // (partial folds are not offered by this build's modules: gpu_unsupported_op). Device
+  // failures never fail the query; the CPU fold runs instead.
+  template <class S, class T> bool on_device(FoldRun& fr) {
+    std::string reason = "gpu_unsupported_op";
+    if (scalar() && fold_scalar_device<S, T>(fr, res_, reason)) {
+      const device::Backend& be = device::backend();
+      const bool all = plan_.device_ordinal == device::kAllDevices;
+      res_.stats.device_gpu_multi = all && be.devices.size() > 1;
+      res_.stats.device_used = res_.stats.device_gpu_multi ? "cuda:multi"
+                                                           : "cuda:" + std::to_string(all ? 0 : plan_.device_ordinal);
+      res_.stats.device_gpu_pipeline = sel_.tiles > 1;
+      return true;
+    }
+    res_.stats.device_used = "cpu";
+    res_.stats.device_fallback_reason = reason;
+    return false;
+  }
   bool scalar() const { return plan_.reduce_mask == (1u << sel_.ndim) - 1; }
   // The read plumbing (materialize.cpp, spill.cpp).
   ReadInput input() { return ReadInput{plan_, sel_, ctx_, fetcher_, res_, ctx_.has_output && plan_.op == Op::None}; }

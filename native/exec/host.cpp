@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "exec/device.h"
 #include "exec/thread_pool.h"
 #include "fold/kernels.h"
 #include "tet/host.h"
@@ -32,7 +33,15 @@ HostInfo host_info() {
   h.total_ram_bytes = meminfo_kib("MemTotal") * 1024;
   h.available_ram_bytes = meminfo_kib("MemAvailable") * 1024;
   h.simd = fold::isa_name(fold::best_isa());
-  h.build_flags = "cuda=off metal=off";
+  const device::Backend& be = device::backend();
+  h.build_flags = std::string("cuda=") + (be.api != nullptr ? "on" : "off") + " metal=off";
+  h.device_backend = be.backend_name, h.device_status = be.unavailable, h.device_detail = be.detail;
+  for (const device::DeviceInfo& d : be.devices) {
+    HostDevice x;
+    x.ordinal = d.ordinal, x.name = d.name, x.total_bytes = d.total_bytes, x.free_bytes = d.free_bytes;
+    x.sm_count = d.sm_count, x.cc_major = d.cc_major, x.cc_minor = d.cc_minor;
+    h.devices.push_back(x);
+  }
   return h;
 }
 

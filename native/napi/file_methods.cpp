@@ -1,4 +1,5 @@
 // Reading: open/close, catalog, execute a compiled plan, cancellation and progress, host facts.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 #include "napi/js_values.h"
 #include "napi/methods.h"
 #include "napi/promise_worker.h"
+#include "tet/device.h"
 #include "tet/file.h"
 #include "tet/host.h"
 #include "tet/plan.h"
@@ -352,6 +354,52 @@ Napi::Value HostInfo(const Napi::CallbackInfo& info) {
     out.Set("availableRamBytes", Napi::Number::New(env, static_cast<double>(h.available_ram_bytes)));
     out.Set("simd", Napi::String::New(env, h.simd));
     out.Set("buildFlags", Napi::String::New(env, h.build_flags));
+    Napi::Array devs = Napi::Array::New(env, h.devices.size());
+    for (size_t i = 0; i < h.devices.size(); ++i) {
+      const HostDevice& d = h.devices[i];
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("ordinal", Napi::Number::New(env, d.ordinal));
+      o.Set("name", Napi::String::New(env, d.name));
+      o.Set("totalBytes", Napi::Number::New(env, static_cast<double>(d.total_bytes)));
+      o.Set("freeBytes", Napi::Number::New(env, static_cast<double>(d.free_bytes)));
+      o.Set("smCount", Napi::Number::New(env, d.sm_count));
+      o.Set("computeCapability", Napi::String::New(env, std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)));
+      devs.Set(uint32_t(i), o);
+    }
+    out.Set("devices", devs);
+    out.Set("deviceBackend", Napi::String::New(env, h.device_backend));
+    out.Set("deviceStatus", Napi::String::New(env, h.device_status));
+    out.Set("deviceDetail", Napi::String::New(env, h.device_detail));
+    return out;
+  });
+}
+
+// routeDevice({token, op, dtype, scalar, logicalBytes, chunks, outElements}): the native
+// routing decision (tet/device.h) lib/plan/compile.ts reports and encodes into the plan.
+Napi::Value RouteDevice(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value {
+    if (info.Length() < 1 || !info[0].IsObject()) fail("TET_INTERNAL", "routeDevice: expected a request object");
+    const Napi::Object q = info[0].As<Napi::Object>();
+    auto num = [&](const char* k) { return q.Get(k).IsNumber() ? q.Get(k).As<Napi::Number>().DoubleValue() : 0.0; };
+    device::RouteRequest r;
+    r.token = q.Get("token").IsString() ? q.Get("token").As<Napi::String>().Utf8Value() : "";
+    const double op = num("op"), dt = num("dtype");
+    if (!(op >= 0 && op <= 25) || !(dt >= 0 && dt <= 10)) fail("TET_INTERNAL", "routeDevice: op or dtype out of range");
+    r.op = Op(uint32_t(op)), r.dtype = DType(uint32_t(dt));
+    r.scalar = q.Get("scalar").ToBoolean().Value();
+    r.logical_bytes = uint64_t(std::max(0.0, num("logicalBytes")));
+    r.chunks = uint64_t(std::max(0.0, num("chunks")));
+    r.out_elements = uint64_t(std::max(0.0, num("outElements")));
+    const device::Route d = device::route(r);
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("requested", Napi::String::New(env, d.requested));
+    out.Set("used", Napi::String::New(env, d.used));
+    if (!d.reason.empty()) out.Set("reason", Napi::String::New(env, d.reason));
+    out.Set("pipeline", Napi::Boolean::New(env, d.pipeline));
+    out.Set("multi", Napi::Boolean::New(env, d.multi));
+    out.Set("gpu", Napi::Boolean::New(env, d.device == Device::Gpu));
+    out.Set("ordinal", Napi::Number::New(env, d.ordinal));
     return out;
   });
 }

@@ -198,6 +198,13 @@ Napi::Value QueryResultToJs(Napi::Env env, const QueryResult& r, DType dataset_d
   stats.Set("storedBytesRead", Num(env, r.stats.stored_bytes_read));
   stats.Set("spillBytes", Num(env, r.stats.spill_bytes));
   stats.Set("seconds", Napi::Number::New(env, r.stats.seconds));
+  stats.Set("deviceUsed", Napi::String::New(env, r.stats.device_used));
+  if (!r.stats.device_fallback_reason.empty()) {
+    stats.Set("deviceFallbackReason", Napi::String::New(env, r.stats.device_fallback_reason));
+    stats.Set("deviceError", Napi::String::New(env, r.stats.device_error));
+  }
+  stats.Set("deviceGpuPipeline", Napi::Boolean::New(env, r.stats.device_gpu_pipeline));
+  stats.Set("deviceGpuMulti", Napi::Boolean::New(env, r.stats.device_gpu_multi));
   out.Set("stats", stats);
   return out;
 }

@@ -22,7 +22,7 @@ const defCodes = new Set(rows.map((r) => r.code));
 // Names shaped like codes that are environment variables, or the code of a warning
 // (process.emitWarning: an onProgress callback threw, lib/progress.ts), which is not an error.
 const NOT_CODES = new Set(['TET_DEBUG', 'TET_QUERY_HISTORY_MAX', 'TET_FUZZ_FIXTURES', 'TET_FUZZ_SEEDS_OUT',
-  'TET_PROGRESS_CALLBACK']);
+  'TET_PROGRESS_CALLBACK', 'TET_CUDA_MODULE', 'TET_CUDA_DRIVER', 'TET_CUDA_CACHE_BYTES']);
 
 function literals(dir: string, ext: RegExp, quote: RegExp): Map<string, string> {
   const found = new Map<string, string>();

@@ -262,13 +262,35 @@ describe('planning against a catalog', () => {
     expect(() => compileExecution(plan({ dataset: 'temperature', execution: { memory_budget_bytes: 16 } }), target,
       { preview: 0, hostAvailableRamBytes: 1 << 30 })).toThrow(TetBudgetError);
   });
-  it('device routing: a valid token is reported on the CPU with a reason; any other token is TET_QUERY_INVALID', () => {
+  it('device routing: the token is checked here, the decision (native) maps to the response fields and the plan', () => {
     const p = plan({ dataset: 'temperature', sum: [] });
-    const run = (device: string) => compileExecution(p, target, { preview: 0, hostAvailableRamBytes: 1 << 30, device }).fields;
-    expect(run('cpu')).toMatchObject({ device_requested: 'cpu', device_used: 'cpu' });
-    expect(run('cpu').device_fallback_reason).toBeUndefined();
-    expect(run('cuda:1')).toMatchObject({ device_requested: 'cuda:1', device_used: 'cpu', device_fallback_reason: 'gpu_feature_disabled' });
-    expect(run('auto')).toMatchObject({ device_used: 'cpu', device_fallback_reason: 'auto_below_size_threshold' });
+    const asked: unknown[] = [];
+    // A stand-in for the native router (tet/device.h, tested by native/tests/device_test.cpp and
+    // test/integration/device-*.test.ts): one GPU, every reason by token.
+    const routeDevice = (q: { token: string; op: number; dtype: number; scalar: boolean; logicalBytes: number; chunks: number; outElements: number }) => {
+      asked.push(q);
+      if (q.token === 'cuda') return { requested: q.token, used: 'cuda:0', pipeline: true, multi: false, gpu: true, ordinal: 0 };
+      if (q.token === 'cuda:multi') return { requested: q.token, used: 'cuda:multi', pipeline: true, multi: true, gpu: true, ordinal: 0xffffffff };
+      return { requested: q.token, used: 'cpu', reason: q.token === 'cpu' ? undefined : 'gpu_feature_disabled', pipeline: false, multi: false, gpu: false, ordinal: 0 };
+    };
+    const run = (device: string) => compileExecution(p, target, { preview: 0, hostAvailableRamBytes: 1 << 30, device, routeDevice });
+    expect(run('cpu').fields).toMatchObject({ device_requested: 'cpu', device_used: 'cpu' });
+    expect(run('cpu').fields.device_fallback_reason).toBeUndefined();
+    expect(run('cpu').plan.device).toBeUndefined();
+    expect(run('cuda:1').fields).toMatchObject({ device_requested: 'cuda:1', device_used: 'cpu', device_fallback_reason: 'gpu_feature_disabled',
+      device_gpu_pipeline: false, device_gpu_multi: false });
+    expect(run('cuda:1').plan.device).toBeUndefined();
+    expect(run('cuda').fields).toMatchObject({ device_used: 'cuda:0', device_gpu_pipeline: true, device_gpu_multi: false });
+    expect(run('cuda').fields.device_fallback_reason).toBeUndefined();
+    expect(run('cuda').plan.device).toEqual({ kind: 'gpu', ordinal: 0 });
+    expect(run('cuda:multi').plan.device).toEqual({ kind: 'gpu', ordinal: 0xffffffff });
+    // what native is asked: op / dtype wire codes (sum 1, f32 1), scalar, output size
+    expect(asked.at(-1)).toMatchObject({ token: 'cuda:multi', op: 1, dtype: 1, scalar: true, outElements: 1, logicalBytes: 37 * 23 * 4 });
+    const partial = compileExecution(plan({ dataset: 'temperature', mean: [1] }), target,
+      { preview: 0, hostAvailableRamBytes: 1 << 30, device: 'cuda', routeDevice });
+    expect(partial.fields.device_used).toBe('cuda:0');
+    expect(asked.at(-1)).toMatchObject({ op: 2, scalar: false });
+    expect((asked.at(-1) as { outElements: number }).outElements).toBe(37);  // [37, 23], axis 1 reduced
     for (const bad of ['bogus', 'cuda:', 'CUDA', 'cuda:12345', 'cpu ']) expect(codeOf(() => run(bad))).toBe('TET_QUERY_INVALID');
   });
 });

@@ -4,6 +4,7 @@
 // for the dataset's layout and reads it in windows with read_range; every other source says no
 // (the defaults) and the scan reads tiles instead.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -26,7 +27,14 @@ enum class ReadAdvice { Normal, Sequential, WillNeed };
 
 class ChunkSource {
  public:
+  ChunkSource() = default;
+  ChunkSource(const ChunkSource&) : source_id_(next_source_id()) {}
+  ChunkSource& operator=(const ChunkSource&) { return *this; }
   virtual ~ChunkSource() = default;
+  // Process-unique id of this source object, never reused (a copy gets its own): keys what
+  // outlives a query, such as the device tile cache (exec/device_fold.cpp), where an address
+  // could be reused by a later source.
+  uint64_t source_id() const { return source_id_; }
   virtual const Catalog& catalog() const = 0;
   // Decoded bytes of one tile, by row-major linear chunk index. May point into a mapping
   // (raw tiles) or into `scratch` (decoded/copied). Thread-safe; throws tet::Error.
@@ -48,6 +56,13 @@ class ChunkSource {
   // An access hint for the stored bytes [offset, offset + len) (len 0: to the end): Sequential
   // for the duration of a scan, WillNeed for the next window, Normal when the scan ends.
   virtual void advise(uint64_t offset, uint64_t len, ReadAdvice advice) const { (void)offset, (void)len, (void)advice; }
+
+ private:
+  static uint64_t next_source_id() {
+    static std::atomic<uint64_t> next{0};
+    return next.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  uint64_t source_id_ = next_source_id();
 };
 
 // The layout rule of stored_extent for sources whose catalog describes their byte space: every

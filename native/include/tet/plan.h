@@ -157,6 +157,12 @@ struct ExecStats {
   uint64_t stored_bytes_read = 0;
   uint64_t spill_bytes = 0;        // MmapSpill: bytes written to spill_path
   double seconds = 0;
+  // Device (plan DEVICE section): where the fold ran ("cpu", "cuda:N", "cuda:multi"), and when a
+  // GPU plan fell back to the CPU at run time, why (gpu_runtime_error, gpu_vram_exceeded, ...)
+  // with the device's message.
+  std::string device_used = "cpu";
+  std::string device_fallback_reason, device_error;
+  bool device_gpu_pipeline = false, device_gpu_multi = false;
 };
 
 struct QueryResult {
