@@ -18,24 +18,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { flag, log, opt } from './lib/script.mjs';
 import { DUCKDB_MACROS, OBS_SCHEMA, HOUR_US, TS0_US, batchBuffers, eventId, fillBatch, mixed, obsSelectSql, splitmix64Of, stationTable } from './lib/obs.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
 const THREADS = 2;
-const T0 = performance.now();
-const log = (...a) => console.error(`[${((performance.now() - T0) / 1000).toFixed(0).padStart(4)}s]`, ...a);
-
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
 const O = {
   rows: Number(opt('--rows', '10000000')),
   reps: Number(opt('--reps', '5')),
   out: opt('--out', path.join(HERE, 'results', 'table-queries-latest.md')),
-  keep: argv.includes('--keep'),
+  keep: flag('--keep'),
 };
 for (const k of ['rows', 'reps']) {
   if (!Number.isSafeInteger(O[k]) || O[k] < 1) throw new Error(`--${k} must be a positive integer`);

@@ -26,6 +26,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { flag, log, opt } from './lib/script.mjs';
 import {
   DUCKDB_MACROS, OBS_COLUMNS, OBS_SCHEMA, STATIONS, batchBuffers, countryIndex, fillBatch, mixed,
   obsSelectSql, splitmix64, stationTable,
@@ -42,20 +43,12 @@ const COLUMN_GOAL = 0.75, TABLE_GOAL = 1.0;
 /** DuckDB's bytes per row as the spec lists them (10 M rows), shown beside ours. */
 const SPEC_DUCKDB = { ts: 0.05, station_id: 0.47, country: 1.34, station_name: 4.51, elevation_m: 2.15, temp_c: 2.15, pressure_pa: 2.18, qc_ok: 0.11, event_id: 9.67 };
 
-const T0 = performance.now();
-const log = (...a) => console.error(`[${((performance.now() - T0) / 1000).toFixed(0).padStart(4)}s]`, ...a);
-
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
 const O = {
   rows: Number(opt('--rows', '100000000')),
   batch: Number(opt('--batch', '1048576')),
   only: opt('--only', null),
   out: opt('--out', path.join(HERE, 'results', 'tables-latest.md')),
-  keep: argv.includes('--keep'),
+  keep: flag('--keep'),
   child: opt('--child', null),
   path: opt('--path', null),
   render: opt('--render', null),
