@@ -42,7 +42,8 @@ std::set<std::string> code_literals(const std::string& text, const std::string& 
 // Environment variables, and the code of a warning (process.emitWarning when an onProgress
 // callback throws, lib/progress.ts), which is not an error code.
 const std::set<std::string> kNotCodes = {"TET_DEBUG", "TET_QUERY_HISTORY_MAX", "TET_FUZZ_FIXTURES", "TET_FUZZ_SEEDS_OUT",
-                                         "TET_PROGRESS_CALLBACK"};
+                                         "TET_PROGRESS_CALLBACK", "TET_CUDA_MODULE", "TET_CUDA_DRIVER",
+                                         "TET_CUDA_CACHE_BYTES", "TET_CUDA_STUB_FAIL"};
 
 std::set<std::string> unknown_literals(const fs::path& root, const std::set<std::string>& exts, const std::string& quotes) {
   std::set<std::string> unknown;
