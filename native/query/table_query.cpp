@@ -369,6 +369,7 @@ struct SlotScratch {
   std::vector<CompactRows> keys;
   std::vector<std::vector<uint64_t>> words;
   std::vector<std::vector<uint8_t>> nulls;
+  std::vector<uint32_t> dense_idx, dense_local, codes;  // run_grouped's dense key (DenseKey)
 };
 
 std::vector<std::unique_ptr<SlotScratch>> slot_scratch(const Units& units, uint32_t threads, size_t keys) {
@@ -421,6 +422,7 @@ template <class F> struct GroupPartial {
   GroupMap map;
   std::vector<Acc<F>> accs;
   std::vector<StrInterner> interners;  // str key parts: ids local to this partial
+  std::vector<uint32_t> dense;         // with a DenseKey: each local id's dense index (no map)
   uint64_t bytes = 0;
 };
 
@@ -548,6 +550,97 @@ class KeyColumns {
   std::vector<Physical> phys_;
 };
 
+// A single group-by key whose rows map to small dense indices, so a unit finds a row's group
+// through an array instead of hashing its key words: a str key whose every block holds codes
+// into the column dictionary (GlobalDict / GlobalHuffman: the code), or an Int-stored key
+// without a transform whose values span at most kDenseSpan (value - min). Index `span` is the
+// null key. Groups still get their local ids in first-seen order, so partials (and results) are
+// exactly those of the hashed path.
+struct DenseKey {
+  enum class Way : uint8_t { None, Codes, IntRange } way = Way::None;
+  size_t column = 0;
+  int64_t min = 0;
+  uint64_t span = 0;
+};
+constexpr uint64_t kDenseSpan = uint64_t(1) << 20;
+
+DenseKey dense_key(const QueryCtx& q, TierScratch& scratch) {
+  DenseKey d;
+  if (q.plan.group_by.size() != 1 || q.plan.group_by[0].transform != KeyTransform::None) return d;
+  d.column = q.plan.group_by[0].column;
+  const Physical phys = physical_of(q.tb.schema(d.column).kind);
+  if (phys == Physical::Str) {
+    const DecodeContext& ctx = q.tb.context(d.column);
+    if (!ctx.global_dict || ctx.global_dict->size() >= kDenseSpan) return d;
+    for (uint64_t b = 0; b < q.tb.blocks; ++b) {
+      const Enc e = q.tb.block(d.column, b).enc_v();
+      if (e != Enc::GlobalDict && !(e == Enc::GlobalHuffman && ctx.dict_code)) return d;
+    }
+    d.span = ctx.global_dict->size();
+    d.way = DenseKey::Way::Codes;
+    return d;
+  }
+  if (phys != Physical::Int) return d;
+  bool any = false;
+  int64_t lo = 0, hi = 0;
+  for (uint64_t b = 0; b < q.tb.blocks; ++b) {  // header-only for zone-mapped blocks
+    const IntMinMax m = min_max_int(q.tb.block(d.column, b), scratch);
+    if (m.valid == 0) continue;
+    lo = any && lo < m.min ? lo : m.min;
+    hi = any && hi > m.max ? hi : m.max;
+    any = true;
+    if (uint64_t(hi) - uint64_t(lo) >= kDenseSpan) return d;
+  }
+  d.min = lo;
+  d.span = any ? uint64_t(hi) - uint64_t(lo) + 1 : 0;
+  d.way = DenseKey::Way::IntRange;
+  return d;
+}
+
+// The dense index of every selected row of block b, in row order.
+void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, const BlockMask& sel, SlotScratch& s) {
+  const Cell& blk = q.tb.block(d.column, b);
+  const DecodeContext& ctx = q.tb.context(d.column);
+  std::vector<uint32_t>& idx = s.dense_idx;
+  idx.clear();
+  const uint32_t null_idx = uint32_t(d.span);
+  if (d.way == DenseKey::Way::IntRange) {
+    CompactRows& cr = s.keys[0];
+    cr.load(blk, Physical::Int, sel, ctx, true);
+    const size_t n = cr.valid.size();
+    idx.resize(n);
+    const uint64_t base = uint64_t(d.min);
+    for (size_t j = 0; j < n; ++j) idx[j] = cr.valid[j] ? uint32_t(uint64_t(cr.i[j]) - base) : null_idx;
+    return;
+  }
+  const uint8_t* v = blk.validity();
+  if (blk.enc_v() == Enc::GlobalHuffman) {
+    s.codes.resize(kBlockLanes);
+    str::global_huffman_codes(blk, ctx, uint32_t(blk.len), s.codes.data());
+    for (uint32_t wd = 0; wd < kWordsPerBlock; ++wd)
+      for (uint64_t bits = sel.words[wd]; bits; bits &= bits - 1) {
+        const uint32_t r = wd * 64 + uint32_t(__builtin_ctzll(bits));
+        idx.push_back(row_valid(v, r) ? s.codes[r] : null_idx);
+      }
+    return;
+  }
+  const str::GlobalDictLayout l = str::global_dict_layout(blk);
+  for (uint32_t wd = 0; wd < kWordsPerBlock; ++wd)
+    for (uint64_t bits = sel.words[wd]; bits; bits &= bits - 1) {
+      const uint32_t r = wd * 64 + uint32_t(__builtin_ctzll(bits));
+      idx.push_back(row_valid(v, r) ? uint32_t(l.code(r)) : null_idx);
+    }
+}
+
+// The key words of dense index i (the str part interned into the partial's interner).
+GroupKeyWords dense_key_words(const QueryCtx& q, const DenseKey& d, uint32_t i, StrInterner& interner) {
+  GroupKeyWords k;
+  if (i == d.span) k.nulls = 1;
+  else if (d.way == DenseKey::Way::IntRange) k.w[0] = uint64_t(d.min) + i;
+  else k.w[0] = interner.intern(q.tb.context(d.column).global_dict->at(i));
+  return k;
+}
+
 template <class T, class F>
 void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& res) {
   const KeyColumns keys(q);
@@ -555,8 +648,22 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
   const Units units(q.tb.blocks, 32, 128);
   res.units = units.count;
   const uint64_t group_bytes = sizeof(GroupKeyWords) + sizeof(Acc<F>) + 8;
+  auto scratch = slot_scratch(units, q.threads, nk);
+  const DenseKey dense = dense_key(q, scratch[0]->tier);
   GroupPartial<F> global(nk);
+  // dense index -> global id (~0: not seen yet); global ids in first-merged order as below
+  std::vector<uint32_t> global_dense(dense.way != DenseKey::Way::None ? dense.span + 1 : 0, ~uint32_t(0));
   OrderedMerge<GroupPartial<F>> merger(units.count, [&](GroupPartial<F>& p) {
+    for (uint32_t lid = 0; lid < p.dense.size(); ++lid) {
+      uint32_t& g = global_dense[p.dense[lid]];
+      if (g == ~uint32_t(0)) {
+        bool added = false;
+        g = global.map.find_or_add(dense_key_words(q, dense, p.dense[lid], global.interners[0]), added);
+        q.meter.add(group_bytes, "the groups of group_by");
+        global.accs.push_back(red.identity());
+      }
+      red.merge(global.accs[g], p.accs[lid]);
+    }
     for (uint32_t lid = 0; lid < p.map.size(); ++lid) {
       GroupKeyWords k = p.map.key(lid);
       for (size_t part = 0; part < nk; ++part)
@@ -572,33 +679,54 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     }
     q.meter.release(p.bytes);
   });
-  auto scratch = slot_scratch(units, q.threads, nk);
   const bool need_value = !q.plan.count_rows;  // count_rows: no value column at all
   res.threads_used = run_units(units, q.threads, [&](uint64_t u, uint32_t slot) {
     auto p = std::make_unique<GroupPartial<F>>(nk);
     SlotScratch& s = *scratch[slot];
     std::vector<std::vector<uint32_t>> dict_ids(nk);
     BlockMask sel;
+    auto add_group = [&](const GroupKeyWords& key) {
+      bool added = false;
+      const uint32_t g = p->map.find_or_add(key, added);
+      if (added) {
+        q.meter.add(group_bytes, "the groups of group_by");
+        p->bytes += group_bytes;
+        p->accs.push_back(red.identity());
+      }
+      return g;
+    };
+    std::vector<uint32_t>& local = s.dense_local;  // dense index -> local id (~0: not seen yet)
+    if (dense.way != DenseKey::Way::None && local.size() != dense.span + 1) local.assign(dense.span + 1, ~uint32_t(0));
     for (uint64_t b = units.first(u); b < units.last(u); ++b) {
       const uint32_t n = block_selection(q.sel, b, block_len(q.tb, b), sel);
       if (n == 0) continue;
-      for (size_t k = 0; k < nk; ++k) keys.load(k, b, sel, s, p->interners[k], dict_ids[k]);
+      if (dense.way != DenseKey::Way::None) dense_indices(q, dense, b, sel, s);
+      else for (size_t k = 0; k < nk; ++k) keys.load(k, b, sel, s, p->interners[k], dict_ids[k]);
       if (need_value && red.need() == Need::Counts) s.value.load_validity(q.tb.block(q.plan.column, b), sel);
       else if (need_value) s.value.load(q.tb.block(q.plan.column, b), red.phys(), sel, q.tb.context(q.plan.column), true);
+      if (dense.way != DenseKey::Way::None) {
+        const uint32_t* idx = s.dense_idx.data();
+        for (uint32_t j = 0; j < n; ++j) {
+          uint32_t g = local[idx[j]];
+          if (g == ~uint32_t(0)) {
+            q.meter.add(group_bytes, "the groups of group_by");
+            p->bytes += group_bytes;
+            g = local[idx[j]] = uint32_t(p->accs.size());
+            p->accs.push_back(red.identity());
+            p->dense.push_back(idx[j]);
+          }
+          red.row(p->accs[g], s.value, j);
+        }
+        continue;
+      }
       GroupKeyWords key;
       for (uint32_t j = 0; j < n; ++j) {
         key.nulls = 0;
         for (size_t k = 0; k < nk; ++k) key.w[k] = s.words[k][j], key.nulls |= uint8_t(s.nulls[k][j] << k);
-        bool added = false;
-        const uint32_t g = p->map.find_or_add(key, added);
-        if (added) {
-          q.meter.add(group_bytes, "the groups of group_by");
-          p->bytes += group_bytes;
-          p->accs.push_back(red.identity());
-        }
-        red.row(p->accs[g], s.value, j);
+        red.row(p->accs[add_group(key)], s.value, j);
       }
     }
+    for (uint32_t i : p->dense) local[i] = ~uint32_t(0);
     merger.done(u, std::move(p));
   });
   std::vector<uint32_t> order(global.map.size());
