@@ -353,6 +353,94 @@ template <class T, class F> class Reducer {
 };
 
 
+// ---- the tight grouped fold ------------------------------------------------------------------------
+
+// Grouped folds whose per-row step is a few counters and one sum: count / null_count / the
+// count of rows (counters only), and sum / mean / nan_mean of the Sum family (a Neumaier pair
+// on f64 values, an exact i128 sum on Int-stored and bool values). tight_fold keeps their
+// states as arrays by local id and runs the rows of a block in one loop, with the arithmetic of
+// Reducer::row + Sum<T>::consume_one in the same order (so the Acc each group becomes at the
+// end of the unit is the one the row-by-row fold would have built, bit for bit).
+enum class TightFold : uint8_t { None, Rows, Counts, FloatSum, FloatNanSum, ExactSum };
+
+template <class F> TightFold tight_fold_of(const TableQueryPlan& plan, Need need) {
+  if (plan.count_rows) return TightFold::Rows;
+  if (need == Need::Counts) return TightFold::Counts;
+  if (need != Need::Stream || !(plan.op == Op::Sum || plan.op == Op::Mean || plan.op == Op::NanMean)) return TightFold::None;
+  if constexpr (std::is_same<F, fold::ops::Sum<double>>::value) return plan.op == Op::NanMean ? TightFold::FloatNanSum : TightFold::FloatSum;
+  else if constexpr (std::is_same<F, fold::ops::Sum<int64_t>>::value) return TightFold::ExactSum;
+  else return TightFold::None;
+}
+
+// By local id: the Acc counters (rows, present) and the Sum state (n, s + c or isum).
+struct GroupSums {
+  std::vector<uint64_t> rows, present, n;
+  std::vector<double> s, c;
+  std::vector<__int128> isum;
+  size_t groups = 0;
+  void add_group() {  // arrays grow by doubling; entries past `groups` are zero
+    if (groups == rows.size()) {
+      const size_t m = groups < 64 ? 64 : 2 * groups;
+      rows.resize(m, 0), present.resize(m, 0), n.resize(m, 0), s.resize(m, 0.0), c.resize(m, 0.0), isum.resize(m, 0);
+    }
+    ++groups;
+  }
+  void clear() {  // back to zeros, keeping the capacity
+    std::fill_n(rows.begin(), groups, 0), std::fill_n(present.begin(), groups, 0), std::fill_n(n.begin(), groups, 0);
+    std::fill_n(s.begin(), groups, 0.0), std::fill_n(c.begin(), groups, 0.0), std::fill_n(isum.begin(), groups, 0);
+    groups = 0;
+  }
+  // Group g as an Acc (`a` is the identity).
+  template <class T, class A> A acc(A a, uint32_t g) const {
+    a.rows = rows[g], a.present = present[g];
+    if constexpr (std::is_same<decltype(a.st), typename fold::ops::Sum<T>::State>::value) a.st.n = n[g], a.st.s = s[g], a.st.c = c[g], a.st.isum = isum[g];
+    return a;
+  }
+};
+
+// Rows [0, n) of a loaded block: row j into group gid[j]; `value` holds the value column's
+// selected rows (valid per row; f / i values unless counting). One pass per fold kind, each row's
+// states updated together.
+template <class T>
+void tight_fold(TightFold how, GroupSums& st, const uint32_t* gid, const CompactRows& value, uint32_t n) {
+  uint64_t* rows = st.rows.data();
+  if (how == TightFold::Rows) {  // no value column
+    for (uint32_t j = 0; j < n; ++j) ++rows[gid[j]];
+    return;
+  }
+  uint64_t* present = st.present.data();
+  const uint8_t* ok = value.valid.data();
+  if (how == TightFold::Counts) {
+    for (uint32_t j = 0; j < n; ++j) ++rows[gid[j]], present[gid[j]] += ok[j];
+    return;
+  }
+  uint64_t* cnt = st.n.data();
+  if (how == TightFold::ExactSum) {
+    __int128* isum = st.isum.data();
+    const int64_t* x = value.i.data();
+    for (uint32_t j = 0; j < n; ++j) {
+      const uint32_t g = gid[j];
+      ++rows[g];
+      if (ok[j]) ++present[g], ++cnt[g], isum[g] += x[j];
+    }
+    return;
+  }
+  double* s = st.s.data();
+  double* c = st.c.data();
+  const double* x = value.f.data();
+  const bool skip_nan = how == TightFold::FloatNanSum;
+  for (uint32_t j = 0; j < n; ++j) {
+    const uint32_t g = gid[j];
+    ++rows[g];
+    if (!ok[j]) continue;
+    ++present[g];
+    const double v = x[j];
+    if (skip_nan && v != v) continue;
+    ++cnt[g];
+    fold::neumaier_add(s[g], c[g], v);
+  }
+}
+
 uint32_t block_len(const TableBlocks& tb, uint64_t b) {
   return uint32_t(std::min<uint64_t>(kBlockLanes, tb.rows - b * kBlockLanes));
 }
@@ -369,7 +457,8 @@ struct SlotScratch {
   std::vector<CompactRows> keys;
   std::vector<std::vector<uint64_t>> words;
   std::vector<std::vector<uint8_t>> nulls;
-  std::vector<uint32_t> dense_idx, dense_local, codes;  // run_grouped's dense key (DenseKey)
+  std::vector<uint32_t> dense_idx, dense_local, codes, gid;  // run_grouped's dense key (DenseKey)
+  GroupSums sums;
 };
 
 std::vector<std::unique_ptr<SlotScratch>> slot_scratch(const Units& units, uint32_t threads, size_t keys) {
@@ -680,6 +769,7 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     q.meter.release(p.bytes);
   });
   const bool need_value = !q.plan.count_rows;  // count_rows: no value column at all
+  const TightFold tight = dense.way == DenseKey::Way::None ? TightFold::None : tight_fold_of<F>(q.plan, red.need());
   res.threads_used = run_units(units, q.threads, [&](uint64_t u, uint32_t slot) {
     auto p = std::make_unique<GroupPartial<F>>(nk);
     SlotScratch& s = *scratch[slot];
@@ -705,18 +795,24 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
       if (need_value && red.need() == Need::Counts) s.value.load_validity(q.tb.block(q.plan.column, b), sel);
       else if (need_value) s.value.load(q.tb.block(q.plan.column, b), red.phys(), sel, q.tb.context(q.plan.column), true);
       if (dense.way != DenseKey::Way::None) {
+        // local ids of the block's rows first (new groups in first-seen order), then the fold
         const uint32_t* idx = s.dense_idx.data();
+        s.gid.resize(n);
         for (uint32_t j = 0; j < n; ++j) {
           uint32_t g = local[idx[j]];
           if (g == ~uint32_t(0)) {
             q.meter.add(group_bytes, "the groups of group_by");
             p->bytes += group_bytes;
-            g = local[idx[j]] = uint32_t(p->accs.size());
-            p->accs.push_back(red.identity());
+            g = local[idx[j]] = uint32_t(p->dense.size());
             p->dense.push_back(idx[j]);
+            if (tight != TightFold::None) s.sums.add_group();
+            else p->accs.push_back(red.identity());
           }
-          red.row(p->accs[g], s.value, j);
+          s.gid[j] = g;
         }
+        if (tight != TightFold::None) tight_fold<T>(tight, s.sums, s.gid.data(), s.value, n);
+        else
+          for (uint32_t j = 0; j < n; ++j) red.row(p->accs[s.gid[j]], s.value, j);
         continue;
       }
       GroupKeyWords key;
@@ -727,6 +823,11 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
       }
     }
     for (uint32_t i : p->dense) local[i] = ~uint32_t(0);
+    if (tight != TightFold::None) {
+      p->accs.reserve(p->dense.size());
+      for (uint32_t g = 0; g < p->dense.size(); ++g) p->accs.push_back(s.sums.acc<T>(red.identity(), g));
+      s.sums.clear();
+    }
     merger.done(u, std::move(p));
   });
   std::vector<uint32_t> order(global.map.size());

@@ -688,7 +688,7 @@ const DenseTable& dense_table() {
       m[r] = int64_t(h % 5);
       ki[r] = int64_t(h2 % 20000) - 10000, ki_ok[r] = h2 % 97 != 0;                 // 20000 values
       words[r] = "w" + std::to_string((h >> 20) % 3000), s_ok[r] = (h >> 40) % 53 != 0;  // 3000 strings
-      f[r] = (h >> 8) % 1009 == 0 ? specials[(h >> 30) % 4] : double(int64_t(h2 >> 11) % 2000001 - 1000000) / 64.0 * double(1 + (h >> 50) % 1000);
+      f[r] = (h >> 8) % 1009 == 0 ? specials[(h >> 30) % 4] : std::ldexp(double(int64_t(h2 >> 11) - (int64_t(1) << 52)), int((h >> 50) % 41) - 72);  // 53-bit mantissas, 2^-20..2^20: sums round
       f_ok[r] = (h >> 12) % 31 != 0;
       iv[r] = int64_t(h2 >> 4) % 1000001 - 500000, i_ok[r] = (h >> 16) % 37 != 0;
     }
