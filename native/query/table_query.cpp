@@ -248,6 +248,15 @@ template <class T, class F> class Reducer {
     }
   }
 
+  // merge(a, b) for a b whose counters and state come apart (the tight fold's arrays; no
+  // gathered values or string bounds).
+  void merge_state(Acc<F>& a, uint64_t rows, uint64_t present, const typename F::State& st) const {
+    a.rows += rows;
+    if (present == 0) return;
+    a.present += present;
+    F::merge(cfg_, a.st, st);
+  }
+
   void merge(Acc<F>& a, Acc<F>& b) const {
     a.rows += b.rows;
     if (b.present == 0) return;
@@ -359,8 +368,9 @@ template <class T, class F> class Reducer {
 // count of rows (counters only), and sum / mean / nan_mean of the Sum family (a Neumaier pair
 // on f64 values, an exact i128 sum on Int-stored and bool values). tight_fold keeps their
 // states as arrays by local id and runs the rows of a block in one loop, with the arithmetic of
-// Reducer::row + Sum<T>::consume_one in the same order (so the Acc each group becomes at the
-// end of the unit is the one the row-by-row fold would have built, bit for bit).
+// Reducer::row + Sum<T>::consume_one in the same order; the partial keeps the arrays (no Acc per
+// group and unit) and merges them as Reducer::merge would the Accs the row-by-row fold builds,
+// so the results are those bits.
 enum class TightFold : uint8_t { None, Rows, Counts, FloatSum, FloatNanSum, ExactSum };
 
 template <class F> TightFold tight_fold_of(const TableQueryPlan& plan, Need need) {
@@ -385,16 +395,10 @@ struct GroupSums {
     }
     ++groups;
   }
-  void clear() {  // back to zeros, keeping the capacity
-    std::fill_n(rows.begin(), groups, 0), std::fill_n(present.begin(), groups, 0), std::fill_n(n.begin(), groups, 0);
-    std::fill_n(s.begin(), groups, 0.0), std::fill_n(c.begin(), groups, 0.0), std::fill_n(isum.begin(), groups, 0);
-    groups = 0;
-  }
-  // Group g as an Acc (`a` is the identity).
-  template <class T, class A> A acc(A a, uint32_t g) const {
-    a.rows = rows[g], a.present = present[g];
-    if constexpr (std::is_same<decltype(a.st), typename fold::ops::Sum<T>::State>::value) a.st.n = n[g], a.st.s = s[g], a.st.c = c[g], a.st.isum = isum[g];
-    return a;
+  // Group g's family state (`st` is the identity; counting folds keep it).
+  template <class T, class S> S state(S st, uint32_t g) const {
+    if constexpr (std::is_same<S, typename fold::ops::Sum<T>::State>::value) st.n = n[g], st.s = s[g], st.c = c[g], st.isum = isum[g];
+    return st;
   }
 };
 
@@ -458,7 +462,6 @@ struct SlotScratch {
   std::vector<std::vector<uint64_t>> words;
   std::vector<std::vector<uint8_t>> nulls;
   std::vector<uint32_t> dense_idx, dense_local, codes, gid;  // run_grouped's dense key (DenseKey)
-  GroupSums sums;
 };
 
 std::vector<std::unique_ptr<SlotScratch>> slot_scratch(const Units& units, uint32_t threads, size_t keys) {
@@ -512,6 +515,7 @@ template <class F> struct GroupPartial {
   std::vector<Acc<F>> accs;
   std::vector<StrInterner> interners;  // str key parts: ids local to this partial
   std::vector<uint32_t> dense;         // with a DenseKey: each local id's dense index (no map)
+  GroupSums sums;                      // with a tight fold: the states by local id (no accs)
   uint64_t bytes = 0;
 };
 
@@ -739,6 +743,8 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
   const uint64_t group_bytes = sizeof(GroupKeyWords) + sizeof(Acc<F>) + 8;
   auto scratch = slot_scratch(units, q.threads, nk);
   const DenseKey dense = dense_key(q, scratch[0]->tier);
+  const TightFold tight = dense.way == DenseKey::Way::None ? TightFold::None : tight_fold_of<F>(q.plan, red.need());
+  const typename F::State id_state = red.identity().st;
   GroupPartial<F> global(nk);
   // dense index -> global id (~0: not seen yet); global ids in first-merged order as below
   std::vector<uint32_t> global_dense(dense.way != DenseKey::Way::None ? dense.span + 1 : 0, ~uint32_t(0));
@@ -751,7 +757,8 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
         q.meter.add(group_bytes, "the groups of group_by");
         global.accs.push_back(red.identity());
       }
-      red.merge(global.accs[g], p.accs[lid]);
+      if (tight != TightFold::None) red.merge_state(global.accs[g], p.sums.rows[lid], p.sums.present[lid], p.sums.template state<T>(id_state, lid));
+      else red.merge(global.accs[g], p.accs[lid]);
     }
     for (uint32_t lid = 0; lid < p.map.size(); ++lid) {
       GroupKeyWords k = p.map.key(lid);
@@ -769,7 +776,6 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     q.meter.release(p.bytes);
   });
   const bool need_value = !q.plan.count_rows;  // count_rows: no value column at all
-  const TightFold tight = dense.way == DenseKey::Way::None ? TightFold::None : tight_fold_of<F>(q.plan, red.need());
   res.threads_used = run_units(units, q.threads, [&](uint64_t u, uint32_t slot) {
     auto p = std::make_unique<GroupPartial<F>>(nk);
     SlotScratch& s = *scratch[slot];
@@ -805,12 +811,12 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
             p->bytes += group_bytes;
             g = local[idx[j]] = uint32_t(p->dense.size());
             p->dense.push_back(idx[j]);
-            if (tight != TightFold::None) s.sums.add_group();
+            if (tight != TightFold::None) p->sums.add_group();
             else p->accs.push_back(red.identity());
           }
           s.gid[j] = g;
         }
-        if (tight != TightFold::None) tight_fold<T>(tight, s.sums, s.gid.data(), s.value, n);
+        if (tight != TightFold::None) tight_fold<T>(tight, p->sums, s.gid.data(), s.value, n);
         else
           for (uint32_t j = 0; j < n; ++j) red.row(p->accs[s.gid[j]], s.value, j);
         continue;
@@ -823,11 +829,6 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
       }
     }
     for (uint32_t i : p->dense) local[i] = ~uint32_t(0);
-    if (tight != TightFold::None) {
-      p->accs.reserve(p->dense.size());
-      for (uint32_t g = 0; g < p->dense.size(); ++g) p->accs.push_back(s.sums.acc<T>(red.identity(), g));
-      s.sums.clear();
-    }
     merger.done(u, std::move(p));
   });
   std::vector<uint32_t> order(global.map.size());
