@@ -690,7 +690,13 @@ DenseKey dense_key(const QueryCtx& q, TierScratch& scratch) {
   return d;
 }
 
-// The dense index of every selected row of block b, in row order.
+[[noreturn]] void dense_key_outside(const QueryCtx& q, const DenseKey& d, uint64_t b) {
+  throw Error(Code::TET_CELLS_INVALID, "block " + std::to_string(b) + " of column '" + q.tb.schema(d.column).name +
+                                           "' holds a value outside its zone map / a code outside its dictionary");
+}
+
+// The dense index of every selected row of block b, in row order. The indices come from the
+// file, so each one is checked against the span (zone maps and codes are claims of the file).
 void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, const BlockMask& sel, SlotScratch& s) {
   const Cell& blk = q.tb.block(d.column, b);
   const DecodeContext& ctx = q.tb.context(d.column);
@@ -703,26 +709,31 @@ void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, const Block
     const size_t n = cr.valid.size();
     idx.resize(n);
     const uint64_t base = uint64_t(d.min);
-    for (size_t j = 0; j < n; ++j) idx[j] = cr.valid[j] ? uint32_t(uint64_t(cr.i[j]) - base) : null_idx;
+    bool outside = false;
+    for (size_t j = 0; j < n; ++j) {
+      const uint64_t off = uint64_t(cr.i[j]) - base;
+      const bool ok = cr.valid[j] != 0;
+      outside |= ok & (off >= d.span);
+      idx[j] = ok ? uint32_t(off) : null_idx;
+    }
+    if (outside) dense_key_outside(q, d, b);
     return;
   }
   const uint8_t* v = blk.validity();
-  if (blk.enc_v() == Enc::GlobalHuffman) {
-    s.codes.resize(kBlockLanes);
-    str::global_huffman_codes(blk, ctx, uint32_t(blk.len), s.codes.data());
-    for (uint32_t wd = 0; wd < kWordsPerBlock; ++wd)
-      for (uint64_t bits = sel.words[wd]; bits; bits &= bits - 1) {
-        const uint32_t r = wd * 64 + uint32_t(__builtin_ctzll(bits));
-        idx.push_back(row_valid(v, r) ? s.codes[r] : null_idx);
-      }
-    return;
-  }
-  const str::GlobalDictLayout l = str::global_dict_layout(blk);
+  const bool huffman = blk.enc_v() == Enc::GlobalHuffman;
+  str::GlobalDictLayout l;
+  if (huffman) s.codes.resize(kBlockLanes), str::global_huffman_codes(blk, ctx, uint32_t(blk.len), s.codes.data());
+  else l = str::global_dict_layout(blk);
+  bool outside = false;
   for (uint32_t wd = 0; wd < kWordsPerBlock; ++wd)
     for (uint64_t bits = sel.words[wd]; bits; bits &= bits - 1) {
       const uint32_t r = wd * 64 + uint32_t(__builtin_ctzll(bits));
-      idx.push_back(row_valid(v, r) ? uint32_t(l.code(r)) : null_idx);
+      const bool ok = row_valid(v, r);
+      const uint64_t code = huffman ? s.codes[r] : l.code(r);
+      outside |= ok & (code >= d.span);
+      idx.push_back(ok ? uint32_t(code) : null_idx);
     }
+  if (outside) dense_key_outside(q, d, b);
 }
 
 // The key words of dense index i (the str part interned into the partial's interner).
