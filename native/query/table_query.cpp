@@ -248,6 +248,15 @@ template <class T, class F> class Reducer {
     }
   }
 
+  // merge(a, b) for a b whose counters and state come apart (the tight fold's arrays; no
+  // gathered values or string bounds).
+  void merge_state(Acc<F>& a, uint64_t rows, uint64_t present, const typename F::State& st) const {
+    a.rows += rows;
+    if (present == 0) return;
+    a.present += present;
+    F::merge(cfg_, a.st, st);
+  }
+
   void merge(Acc<F>& a, Acc<F>& b) const {
     a.rows += b.rows;
     if (b.present == 0) return;
@@ -353,6 +362,89 @@ template <class T, class F> class Reducer {
 };
 
 
+// ---- the tight grouped fold ------------------------------------------------------------------------
+
+// Grouped folds whose per-row step is a few counters and one sum: count / null_count / the
+// count of rows (counters only), and sum / mean / nan_mean of the Sum family (a Neumaier pair
+// on f64 values, an exact i128 sum on Int-stored and bool values). tight_fold keeps their
+// states as arrays by local id and runs the rows of a block in one loop, with the arithmetic of
+// Reducer::row + Sum<T>::consume_one in the same order; the partial keeps the arrays (no Acc per
+// group and unit) and merges them as Reducer::merge would the Accs the row-by-row fold builds,
+// so the results are those bits.
+enum class TightFold : uint8_t { None, Rows, Counts, FloatSum, FloatNanSum, ExactSum };
+
+template <class F> TightFold tight_fold_of(const TableQueryPlan& plan, Need need) {
+  if (plan.count_rows) return TightFold::Rows;
+  if (need == Need::Counts) return TightFold::Counts;
+  if (need != Need::Stream || !(plan.op == Op::Sum || plan.op == Op::Mean || plan.op == Op::NanMean)) return TightFold::None;
+  if constexpr (std::is_same<F, fold::ops::Sum<double>>::value) return plan.op == Op::NanMean ? TightFold::FloatNanSum : TightFold::FloatSum;
+  else if constexpr (std::is_same<F, fold::ops::Sum<int64_t>>::value) return TightFold::ExactSum;
+  else return TightFold::None;
+}
+
+// By local id: the Acc counters (rows, present) and the Sum state (n, s + c or isum).
+struct GroupSums {
+  std::vector<uint64_t> rows, present, n;
+  std::vector<double> s, c;
+  std::vector<__int128> isum;
+  size_t groups = 0;
+  void add_group() {  // arrays grow by doubling; entries past `groups` are zero
+    if (groups == rows.size()) {
+      const size_t m = groups < 64 ? 64 : 2 * groups;
+      rows.resize(m, 0), present.resize(m, 0), n.resize(m, 0), s.resize(m, 0.0), c.resize(m, 0.0), isum.resize(m, 0);
+    }
+    ++groups;
+  }
+  // Group g's family state (`st` is the identity; counting folds keep it).
+  template <class T, class S> S state(S st, uint32_t g) const {
+    if constexpr (std::is_same<S, typename fold::ops::Sum<T>::State>::value) st.n = n[g], st.s = s[g], st.c = c[g], st.isum = isum[g];
+    return st;
+  }
+};
+
+// Rows [0, n) of a loaded block: row j into group gid[j]; `value` holds the value column's
+// selected rows (valid per row; f / i values unless counting). One pass per fold kind, each row's
+// states updated together.
+template <class T>
+void tight_fold(TightFold how, GroupSums& st, const uint32_t* gid, const CompactRows& value, uint32_t n) {
+  uint64_t* rows = st.rows.data();
+  if (how == TightFold::Rows) {  // no value column
+    for (uint32_t j = 0; j < n; ++j) ++rows[gid[j]];
+    return;
+  }
+  uint64_t* present = st.present.data();
+  const uint8_t* ok = value.valid.data();
+  if (how == TightFold::Counts) {
+    for (uint32_t j = 0; j < n; ++j) ++rows[gid[j]], present[gid[j]] += ok[j];
+    return;
+  }
+  uint64_t* cnt = st.n.data();
+  if (how == TightFold::ExactSum) {
+    __int128* isum = st.isum.data();
+    const int64_t* x = value.i.data();
+    for (uint32_t j = 0; j < n; ++j) {
+      const uint32_t g = gid[j];
+      ++rows[g];
+      if (ok[j]) ++present[g], ++cnt[g], isum[g] += x[j];
+    }
+    return;
+  }
+  double* s = st.s.data();
+  double* c = st.c.data();
+  const double* x = value.f.data();
+  const bool skip_nan = how == TightFold::FloatNanSum;
+  for (uint32_t j = 0; j < n; ++j) {
+    const uint32_t g = gid[j];
+    ++rows[g];
+    if (!ok[j]) continue;
+    ++present[g];
+    const double v = x[j];
+    if (skip_nan && v != v) continue;
+    ++cnt[g];
+    fold::neumaier_add(s[g], c[g], v);
+  }
+}
+
 uint32_t block_len(const TableBlocks& tb, uint64_t b) {
   return uint32_t(std::min<uint64_t>(kBlockLanes, tb.rows - b * kBlockLanes));
 }
@@ -369,6 +461,7 @@ struct SlotScratch {
   std::vector<CompactRows> keys;
   std::vector<std::vector<uint64_t>> words;
   std::vector<std::vector<uint8_t>> nulls;
+  std::vector<uint32_t> dense_idx, dense_local, codes, gid;  // run_grouped's dense key (DenseKey)
 };
 
 std::vector<std::unique_ptr<SlotScratch>> slot_scratch(const Units& units, uint32_t threads, size_t keys) {
@@ -421,6 +514,8 @@ template <class F> struct GroupPartial {
   GroupMap map;
   std::vector<Acc<F>> accs;
   std::vector<StrInterner> interners;  // str key parts: ids local to this partial
+  std::vector<uint32_t> dense;         // with a DenseKey: each local id's dense index (no map)
+  GroupSums sums;                      // with a tight fold: the states by local id (no accs)
   uint64_t bytes = 0;
 };
 
@@ -548,6 +643,108 @@ class KeyColumns {
   std::vector<Physical> phys_;
 };
 
+// A single group-by key whose rows map to small dense indices, so a unit finds a row's group
+// through an array instead of hashing its key words: a str key whose every block holds codes
+// into the column dictionary (GlobalDict / GlobalHuffman: the code), or an Int-stored key
+// without a transform whose values span at most kDenseSpan (value - min). Index `span` is the
+// null key. Groups still get their local ids in first-seen order, so partials (and results) are
+// exactly those of the hashed path.
+struct DenseKey {
+  enum class Way : uint8_t { None, Codes, IntRange } way = Way::None;
+  size_t column = 0;
+  int64_t min = 0;
+  uint64_t span = 0;
+};
+constexpr uint64_t kDenseSpan = uint64_t(1) << 20;
+
+DenseKey dense_key(const QueryCtx& q, TierScratch& scratch) {
+  DenseKey d;
+  if (q.plan.group_by.size() != 1 || q.plan.group_by[0].transform != KeyTransform::None) return d;
+  d.column = q.plan.group_by[0].column;
+  const Physical phys = physical_of(q.tb.schema(d.column).kind);
+  if (phys == Physical::Str) {
+    const DecodeContext& ctx = q.tb.context(d.column);
+    if (!ctx.global_dict || ctx.global_dict->size() >= kDenseSpan) return d;
+    for (uint64_t b = 0; b < q.tb.blocks; ++b) {
+      const Enc e = q.tb.block(d.column, b).enc_v();
+      if (e != Enc::GlobalDict && !(e == Enc::GlobalHuffman && ctx.dict_code)) return d;
+    }
+    d.span = ctx.global_dict->size();
+    d.way = DenseKey::Way::Codes;
+    return d;
+  }
+  if (phys != Physical::Int) return d;
+  bool any = false;
+  int64_t lo = 0, hi = 0;
+  for (uint64_t b = 0; b < q.tb.blocks; ++b) {  // header-only for zone-mapped blocks
+    const IntMinMax m = min_max_int(q.tb.block(d.column, b), scratch);
+    if (m.valid == 0) continue;
+    lo = any && lo < m.min ? lo : m.min;
+    hi = any && hi > m.max ? hi : m.max;
+    any = true;
+    if (uint64_t(hi) - uint64_t(lo) >= kDenseSpan) return d;
+  }
+  d.min = lo;
+  d.span = any ? uint64_t(hi) - uint64_t(lo) + 1 : 0;
+  d.way = DenseKey::Way::IntRange;
+  return d;
+}
+
+[[noreturn]] void dense_key_outside(const QueryCtx& q, const DenseKey& d, uint64_t b) {
+  throw Error(Code::TET_CELLS_INVALID, "block " + std::to_string(b) + " of column '" + q.tb.schema(d.column).name +
+                                           "' holds a value outside its zone map / a code outside its dictionary");
+}
+
+// The dense index of every selected row of block b, in row order. The indices come from the
+// file, so each one is checked against the span (zone maps and codes are claims of the file).
+void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, const BlockMask& sel, SlotScratch& s) {
+  const Cell& blk = q.tb.block(d.column, b);
+  const DecodeContext& ctx = q.tb.context(d.column);
+  std::vector<uint32_t>& idx = s.dense_idx;
+  idx.clear();
+  const uint32_t null_idx = uint32_t(d.span);
+  if (d.way == DenseKey::Way::IntRange) {
+    CompactRows& cr = s.keys[0];
+    cr.load(blk, Physical::Int, sel, ctx, true);
+    const size_t n = cr.valid.size();
+    idx.resize(n);
+    const uint64_t base = uint64_t(d.min);
+    bool outside = false;
+    for (size_t j = 0; j < n; ++j) {
+      const uint64_t off = uint64_t(cr.i[j]) - base;
+      const bool ok = cr.valid[j] != 0;
+      outside |= ok & (off >= d.span);
+      idx[j] = ok ? uint32_t(off) : null_idx;
+    }
+    if (outside) dense_key_outside(q, d, b);
+    return;
+  }
+  const uint8_t* v = blk.validity();
+  const bool huffman = blk.enc_v() == Enc::GlobalHuffman;
+  str::GlobalDictLayout l;
+  if (huffman) s.codes.resize(kBlockLanes), str::global_huffman_codes(blk, ctx, uint32_t(blk.len), s.codes.data());
+  else l = str::global_dict_layout(blk);
+  bool outside = false;
+  for (uint32_t wd = 0; wd < kWordsPerBlock; ++wd)
+    for (uint64_t bits = sel.words[wd]; bits; bits &= bits - 1) {
+      const uint32_t r = wd * 64 + uint32_t(__builtin_ctzll(bits));
+      const bool ok = row_valid(v, r);
+      const uint64_t code = huffman ? s.codes[r] : l.code(r);
+      outside |= ok & (code >= d.span);
+      idx.push_back(ok ? uint32_t(code) : null_idx);
+    }
+  if (outside) dense_key_outside(q, d, b);
+}
+
+// The key words of dense index i (the str part interned into the partial's interner).
+GroupKeyWords dense_key_words(const QueryCtx& q, const DenseKey& d, uint32_t i, StrInterner& interner) {
+  GroupKeyWords k;
+  if (i == d.span) k.nulls = 1;
+  else if (d.way == DenseKey::Way::IntRange) k.w[0] = uint64_t(d.min) + i;
+  else k.w[0] = interner.intern(q.tb.context(d.column).global_dict->at(i));
+  return k;
+}
+
 template <class T, class F>
 void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& res) {
   const KeyColumns keys(q);
@@ -555,8 +752,25 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
   const Units units(q.tb.blocks, 32, 128);
   res.units = units.count;
   const uint64_t group_bytes = sizeof(GroupKeyWords) + sizeof(Acc<F>) + 8;
+  auto scratch = slot_scratch(units, q.threads, nk);
+  const DenseKey dense = dense_key(q, scratch[0]->tier);
+  const TightFold tight = dense.way == DenseKey::Way::None ? TightFold::None : tight_fold_of<F>(q.plan, red.need());
+  const typename F::State id_state = red.identity().st;
   GroupPartial<F> global(nk);
+  // dense index -> global id (~0: not seen yet); global ids in first-merged order as below
+  std::vector<uint32_t> global_dense(dense.way != DenseKey::Way::None ? dense.span + 1 : 0, ~uint32_t(0));
   OrderedMerge<GroupPartial<F>> merger(units.count, [&](GroupPartial<F>& p) {
+    for (uint32_t lid = 0; lid < p.dense.size(); ++lid) {
+      uint32_t& g = global_dense[p.dense[lid]];
+      if (g == ~uint32_t(0)) {
+        bool added = false;
+        g = global.map.find_or_add(dense_key_words(q, dense, p.dense[lid], global.interners[0]), added);
+        q.meter.add(group_bytes, "the groups of group_by");
+        global.accs.push_back(red.identity());
+      }
+      if (tight != TightFold::None) red.merge_state(global.accs[g], p.sums.rows[lid], p.sums.present[lid], p.sums.template state<T>(id_state, lid));
+      else red.merge(global.accs[g], p.accs[lid]);
+    }
     for (uint32_t lid = 0; lid < p.map.size(); ++lid) {
       GroupKeyWords k = p.map.key(lid);
       for (size_t part = 0; part < nk; ++part)
@@ -572,33 +786,60 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     }
     q.meter.release(p.bytes);
   });
-  auto scratch = slot_scratch(units, q.threads, nk);
   const bool need_value = !q.plan.count_rows;  // count_rows: no value column at all
   res.threads_used = run_units(units, q.threads, [&](uint64_t u, uint32_t slot) {
     auto p = std::make_unique<GroupPartial<F>>(nk);
     SlotScratch& s = *scratch[slot];
     std::vector<std::vector<uint32_t>> dict_ids(nk);
     BlockMask sel;
+    auto add_group = [&](const GroupKeyWords& key) {
+      bool added = false;
+      const uint32_t g = p->map.find_or_add(key, added);
+      if (added) {
+        q.meter.add(group_bytes, "the groups of group_by");
+        p->bytes += group_bytes;
+        p->accs.push_back(red.identity());
+      }
+      return g;
+    };
+    std::vector<uint32_t>& local = s.dense_local;  // dense index -> local id (~0: not seen yet)
+    if (dense.way != DenseKey::Way::None && local.size() != dense.span + 1) local.assign(dense.span + 1, ~uint32_t(0));
     for (uint64_t b = units.first(u); b < units.last(u); ++b) {
       const uint32_t n = block_selection(q.sel, b, block_len(q.tb, b), sel);
       if (n == 0) continue;
-      for (size_t k = 0; k < nk; ++k) keys.load(k, b, sel, s, p->interners[k], dict_ids[k]);
+      if (dense.way != DenseKey::Way::None) dense_indices(q, dense, b, sel, s);
+      else for (size_t k = 0; k < nk; ++k) keys.load(k, b, sel, s, p->interners[k], dict_ids[k]);
       if (need_value && red.need() == Need::Counts) s.value.load_validity(q.tb.block(q.plan.column, b), sel);
       else if (need_value) s.value.load(q.tb.block(q.plan.column, b), red.phys(), sel, q.tb.context(q.plan.column), true);
+      if (dense.way != DenseKey::Way::None) {
+        // local ids of the block's rows first (new groups in first-seen order), then the fold
+        const uint32_t* idx = s.dense_idx.data();
+        s.gid.resize(n);
+        for (uint32_t j = 0; j < n; ++j) {
+          uint32_t g = local[idx[j]];
+          if (g == ~uint32_t(0)) {
+            q.meter.add(group_bytes, "the groups of group_by");
+            p->bytes += group_bytes;
+            g = local[idx[j]] = uint32_t(p->dense.size());
+            p->dense.push_back(idx[j]);
+            if (tight != TightFold::None) p->sums.add_group();
+            else p->accs.push_back(red.identity());
+          }
+          s.gid[j] = g;
+        }
+        if (tight != TightFold::None) tight_fold<T>(tight, p->sums, s.gid.data(), s.value, n);
+        else
+          for (uint32_t j = 0; j < n; ++j) red.row(p->accs[s.gid[j]], s.value, j);
+        continue;
+      }
       GroupKeyWords key;
       for (uint32_t j = 0; j < n; ++j) {
         key.nulls = 0;
         for (size_t k = 0; k < nk; ++k) key.w[k] = s.words[k][j], key.nulls |= uint8_t(s.nulls[k][j] << k);
-        bool added = false;
-        const uint32_t g = p->map.find_or_add(key, added);
-        if (added) {
-          q.meter.add(group_bytes, "the groups of group_by");
-          p->bytes += group_bytes;
-          p->accs.push_back(red.identity());
-        }
-        red.row(p->accs[g], s.value, j);
+        red.row(p->accs[add_group(key)], s.value, j);
       }
     }
+    for (uint32_t i : p->dense) local[i] = ~uint32_t(0);
     merger.done(u, std::move(p));
   });
   std::vector<uint32_t> order(global.map.size());

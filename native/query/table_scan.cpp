@@ -78,9 +78,32 @@ void BudgetMeter::add(uint64_t n, const char* what) {
                                                " bytes; narrow the where, or raise execution.memory_budget_bytes");
 }
 
+namespace {
+
+bool selects_all(const BlockMask& mask, uint64_t len) {
+  uint64_t n = 0;
+  for (uint32_t k = 0; k < kWordsPerBlock; ++k) n += uint64_t(__builtin_popcountll(mask.words[k]));
+  return n == len;
+}
+
+}  // namespace
+
 void CompactRows::load(const Cell& block, Physical phys, const BlockMask& mask, const DecodeContext& ctx, bool with_validity) {
   std::vector<uint8_t>* vout = with_validity ? &valid : nullptr;
   valid.clear();
+  if ((phys == Physical::Int || phys == Physical::Float) && selects_all(mask, block.len)) {
+    // every row: decode the block in place of filtering it row by row (the same present values;
+    // a null row may read differently, and no reader looks at it)
+    const uint32_t len = uint32_t(block.len);
+    if (phys == Physical::Int) i.resize(len), decode_rows(block, 0, len, i.data(), ctx);
+    else f.resize(len), decode_rows(block, 0, len, f.data(), ctx);
+    if (with_validity) {
+      valid.resize(len);
+      const uint8_t* v = block.validity();
+      for (uint32_t r = 0; r < len; ++r) valid[r] = row_valid(v, r) ? 1 : 0;
+    }
+    return;
+  }
   switch (phys) {
     case Physical::Int: i.clear(); filter_int(block, mask, i, *scratch, vout); break;
     case Physical::Float: f.clear(); filter_float(block, mask, f, *scratch, vout); break;
