@@ -331,7 +331,7 @@ async function duckColumnBytes(dir, src, rows, columns) {
 
 function tetColumnBytes(info) {
   return Object.fromEntries(info.columns.map((c) => {
-    const headers = 64 * (c.blocks + (c.blocks > 1 ? 1 : 0));  // leaves + the directory cell
+    const headers = 64 * c.storedCells;  // the cells at rest: leaves + the directory cell (one for a run_directory column)
     const meta = c.metablocks.reduce((s, m) => s + m.bytes, 0);
     return [c.name, {
       bytesPerRow: (c.payloadBytes + headers + meta) / info.rows,

@@ -76,7 +76,7 @@ export interface NativeVerifyFinding {
 /** One column in {@link NativeBinding.fileTables}. */
 export interface NativeTableColumn {
   name: string; kind: string; unit?: string; tz?: string; nullable: boolean; nullCount: number;
-  payloadBytes: number; blocks: number; encodings?: string[]; metablocks: { kind: number; bytes: number }[];
+  payloadBytes: number; blocks: number; storedCells: number; encodings?: string[]; metablocks: { kind: number; bytes: number }[];
 }
 
 export interface NativeTable {

@@ -16,7 +16,10 @@ export interface TableColumnInfo extends ColumnSchema {
   nullCount: number;
   /** Bytes of the column's block payloads (headers and metablocks not included). */
   payloadBytes: number;
+  /** Blocks of 2,048 rows (the last may be shorter). */
   blocks: number;
+  /** 64-byte cell headers the column stores at rest (its leaves plus a Directory cell; 1 for a run_directory column). */
+  storedCells: number;
   /** Encodings its blocks use (only with `{ encodings: true }`: it validates every block). */
   encodings?: string[];
   metablocks: { kind: number; bytes: number }[];
@@ -50,7 +53,7 @@ export function listTables(b: NativeBinding, file: NativeFileHandle, encodings =
 function columnInfoOf(c: NativeTableColumn): TableColumnInfo {
   const out: TableColumnInfo = {
     name: c.name, kind: c.kind as ColumnKind, nullable: c.nullable, nullCount: c.nullCount,
-    payloadBytes: c.payloadBytes, blocks: c.blocks, metablocks: c.metablocks,
+    payloadBytes: c.payloadBytes, blocks: c.blocks, storedCells: c.storedCells, metablocks: c.metablocks,
   };
   if (c.unit !== undefined) out.unit = c.unit as TimeUnit;
   if (c.tz !== undefined) out.tz = c.tz as 'UTC' | 'naive';

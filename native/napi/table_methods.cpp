@@ -54,6 +54,7 @@ Napi::Value ColumnToJs(Napi::Env env, const TablesRegion& r, size_t t, size_t c,
   // Leaf blocks of 2,048 rows (the last may be shorter), however the column is stored at rest (a
   // Directory of leaves, one leaf, or a run_directory cell whose leaves exist once loaded).
   o.Set("blocks", static_cast<double>((ci.rows + cells::kBlockLanes - 1) / cells::kBlockLanes));
+  o.Set("storedCells", static_cast<double>(ci.cell_count));
   if (deep) {
     Napi::Array encs = Napi::Array::New(env);
     const uint32_t used = ci.rows ? r.encodings_used(t, c) : 0;
