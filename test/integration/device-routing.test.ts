@@ -4,12 +4,15 @@
 // The tokens' schema check stays in lib/ (TET_QUERY_INVALID before native is asked).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../lib/binding';
 
 const ROOT = packageRoot();
-const ADDON = join(ROOT, 'build', 'Release', 'tetration.node');
+// The addon the SDK loads (node-gyp-build: build/Release in a source build, prebuilds/ where
+// prebuildify moved it, as in CI).
+const ADDON = (createRequire(import.meta.url)('node-gyp-build') as { path(dir: string): string }).path(ROOT);
 const STUB = join(ROOT, 'build', 'Release', 'tetration_cuda_stub.so');
 
 type Route = { requested: string; used: string; reason?: string; pipeline: boolean; multi: boolean; gpu: boolean; ordinal: number };
