@@ -3,13 +3,14 @@
 # tetration_cuda.so (one architecture, -O2; nothing else is rebuilt) and loads it through the
 # addon, which must find its ABI (backend "cuda") and, on a machine without a usable NVIDIA
 # driver, report gpu_driver_unavailable / gpu_no_device (with a GPU: devices). Needs the addon
-# (build/Release/tetration.node and the host stub beside it).
+# (as node-gyp-build finds it: build/Release, or prebuilds/ where prebuildify moves it) and the
+# host stub (build/Release/tetration_cuda_stub.so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v nvcc >/dev/null || { echo "check-cuda-module: nvcc not found" >&2; exit 1; }
-addon=build/Release/tetration.node
+addon=$(node -e 'console.log(require("node-gyp-build").path(process.argv[1]))' "$PWD" 2>/dev/null || true)
 stub=build/Release/tetration_cuda_stub.so
-if [ ! -f "$addon" ] || [ ! -f "$stub" ]; then
+if [ -z "$addon" ] || [ ! -f "$addon" ] || [ ! -f "$stub" ]; then
   echo "check-cuda-module: build the addon first ($addon, $stub)" >&2
   exit 1
 fi
@@ -25,5 +26,5 @@ const h = require(process.argv[1]).hostInfo();
 console.log(JSON.stringify({ backend: h.deviceBackend, status: h.deviceStatus, detail: h.deviceDetail, devices: h.devices }));
 const ok = h.deviceBackend === "cuda" &&
   (h.devices.length > 0 ? h.deviceStatus === "" : ["gpu_driver_unavailable", "gpu_no_device"].includes(h.deviceStatus));
-process.exit(ok ? 0 : 1);' "$PWD/$addon"
+process.exit(ok ? 0 : 1);' "$addon"
 echo "check-cuda-module: ok"
