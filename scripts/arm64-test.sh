@@ -18,10 +18,10 @@ for t in "${tools[@]}"; do
 done
 
 # 1. The prebuild (in a scratch copy of the sources, so build/ of this checkout is untouched).
-if [ ! -f prebuilds/linux-arm64/tetration.node ] || [ -n "$(find native binding.gyp -newer prebuilds/linux-arm64/tetration.node -print -quit)" ]; then
+if [ ! -f prebuilds/linux-arm64/tetration.node ] || [ -n "$(find native cuda binding.gyp -newer prebuilds/linux-arm64/tetration.node -print -quit)" ]; then
   scratch="$(mktemp -d "${TMPDIR:-/tmp}/tet-arm64-XXXXXX")"
   trap 'rm -rf "$scratch"' EXIT
-  cp -r native binding.gyp package.json "$scratch/"
+  cp -r native cuda binding.gyp package.json "$scratch/"
   mkdir -p "$scratch/scripts" && cp scripts/native-sources.js "$scratch/scripts/"
   ln -s "$root/node_modules" "$scratch/node_modules"
   (cd "$scratch" && CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ LINK=aarch64-linux-gnu-g++ AR=aarch64-linux-gnu-ar \
