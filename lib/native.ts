@@ -118,6 +118,8 @@ export interface NativeTableQueryResult {
   histEdges?: Float64Array;
   groupKeys?: NativeValueColumn[];
   groupCounts?: Float64Array;
+  /** plan.rowGroups: each row's group (an index into groupKeys). */
+  rowGroups?: Uint32Array;
   rows?: NativeValueColumn[];
   rowNumbers?: Float64Array;
 }

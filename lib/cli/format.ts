@@ -108,8 +108,9 @@ export function quietLine(resp: QueryResponse): string {
   } else if (ex && rp) {
     if (ex.operation) {
       parts.push('status=ok', `elements=${scalarText(ex.operation_element_count ?? rp.logical_element_count)}`, `op=${ex.operation}`);
-      const partialKey = Object.keys(ex).find((k) => k.startsWith('operation_reduced_') && k !== 'operation_reduced_shape'
-        && k !== 'operation_reduced_axes');
+      const partialKey = Object.keys(ex).find((k) => (k.startsWith('operation_reduced_') || k.startsWith('operation_grouped_'))
+        && k !== 'operation_reduced_shape' && k !== 'operation_reduced_axes');
+      if (ex.group_keys) parts.push(`groups=${ex.group_keys.length}`, `keys=${sampleText(ex.group_keys.map(cellText))}`);
       if (partialKey) {
         parts.push(`axes=[${(ex.operation_reduced_axes ?? []).join(',')}]`,
           `values=${sampleText((ex as unknown as Record<string, ArrayLike<unknown>>)[partialKey])}`,
@@ -180,8 +181,10 @@ export function tableText(resp: QueryResponse): string {
       ['spill_path', ex.spill_path], ['spill_bytes', ex.spill_bytes],
       ['device_used', ex.device_used], ['device_fallback_reason', ex.device_fallback_reason],
     ]));
-    const results = operationEntries(ex);
+    const grouped = groupedEntry(ex);
+    const results = operationEntries(ex).filter(([k]) => !(grouped && k === grouped[0]));
     if (results.length) out.push(table('result', results));
+    if (grouped && ex.group_keys) out.push(tensorGroupsGrid(resp, ex, grouped));
     const preview = Object.entries(ex).find(([k]) => isPreviewKey(k));
     if (preview && (preview[1] as ArrayLike<unknown>).length) out.push(table('preview', [[preview[0], preview[1]]]));
   }
@@ -202,6 +205,30 @@ function groupKeyName(g: unknown): string {
   if (typeof g === 'string') return g;
   const o = g as { column: string; bucket?: string; width?: unknown };
   return o.bucket !== undefined ? `${o.column} (${o.bucket})` : o.width !== undefined ? `${o.column} (width ${String(o.width)})` : o.column;
+}
+
+/** The names of the query's group_by keys (a single key or a list). */
+function groupByNames(resp: QueryResponse): string[] {
+  const g = (resp.query as { group_by?: unknown }).group_by;
+  return g === undefined ? [] : (Array.isArray(g) ? g : [g]).map(groupKeyName);
+}
+
+/**
+ * A tensor query's groups as a grid: key, positions along the group axis, and the group's
+ * values (one value for [G], a sample of the group's row of [G, ...kept] otherwise).
+ */
+function tensorGroupsGrid(resp: QueryResponse, ex: ExecutionSection, grouped: [string, ArrayLike<unknown>]): string {
+  const keys = ex.group_keys!;
+  const values = grouped[1];
+  const inner = keys.length ? values.length / keys.length : 0;
+  const rows = keys.map((k, i) => {
+    const cell = inner === 1 ? cellText(values[i])
+      : sampleText(Array.from({ length: inner }, (_x, j) => values[i * inner + j]));
+    return [cellText(k), String(ex.group_counts?.[i] ?? ''), cell];
+  });
+  const name = grouped[0].replace(/^operation_grouped_/, '');
+  const shape = ex.operation_reduced_shape ?? [];
+  return grid([groupByNames(resp)[0] ?? 'key', 'positions', inner === 1 ? name : `${name} [${shapeText(shape.slice(1))}]`], rows);
 }
 
 /** The grouped result field (operation_grouped_<op>) of an execution, if any. */
@@ -268,7 +295,7 @@ function tableQueryText(resp: QueryResponse): string {
   }
   const grouped = groupedEntry(ex);
   if (grouped && ex.group_keys) {
-    const by = ((resp.query as { group_by?: unknown[] }).group_by ?? []).map(groupKeyName);
+    const by = groupByNames(resp);
     const values = grouped[1];
     const rows = ex.group_keys.map((k, i) => [
       ...(by.length > 1 && Array.isArray(k) ? k.map(cellText) : [cellText(k)]),

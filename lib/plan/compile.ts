@@ -16,6 +16,7 @@ import { resolveSelection, type ResolvedSelection } from './selection';
 import { resolveSpillPath } from './spill';
 import { chooseIoMode, chooseStrategy, ioRegime, type IoRegime } from './strategy';
 import { applyWhere, whereOf, type EvaluatedWhere } from './where';
+import { resolveTensorGroupBy, type SelectedGroups, type TensorGroupBy } from './group';
 
 /** read_plan.chunks lists at most this many entries (chunk_count is always exact). */
 export const MAX_LISTED_CHUNKS = 100_000;
@@ -50,6 +51,18 @@ export interface PlannedQuery {
   operation: ResolvedOperation | null;
   /** The evaluated `where` (positions per filtered axis, where_plan), when the query has one. */
   where?: EvaluatedWhere;
+  /** group_by: the key's axis and table (its axis is in operation.axes), when the query has one. */
+  groupBy?: TensorGroupBy;
+  /** group_by: the groups present among the selected positions (lib/run fills it before compiling). */
+  groups?: SelectedGroups;
+}
+
+/** Bytes per output cell a grouped fold holds (its state and the value), for the budget check. */
+const GROUP_CELL_BYTES = 40;
+
+/** Whether a grouped reduction runs per group (tier C: one selection per group), not as one grouped fold. */
+export function groupsRunSeparately(op: ResolvedOperation): boolean {
+  return op.name === 'median' || op.name === 'quantile';
 }
 
 function resolveOperation(doc: QueryDocument, ds: DatasetInfo, meta: DatasetMetadata): ResolvedOperation | null {
@@ -134,10 +147,6 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
   if (doc.table !== undefined) {
     throw new TetQueryError('TET_INTERNAL', 'a table query reached the dataset planner (lib/run routes it to lib/plan/table.ts)');
   }
-  if (doc.group_by !== undefined) {
-    // Table queries group (lib/plan/table.ts); grouping a tensor along an axis table is the next step of issue 12.
-    throw new TetQueryError('TET_QUERY_UNSUPPORTED', '"group_by" on a dataset query is not supported yet (table queries take it: "table": name)');
-  }
   const ds = target.datasets.find((d) => d.name === doc.dataset) ?? null;
   const meta = ds ? datasetMetadata(target.metadata, ds.name) : {};
   const catalog = catalogSection(target, doc.dataset!, ds, meta);
@@ -150,6 +159,12 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
   const boxed = resolveSelection(doc.selection, ds.shape, meta);
   const selection = where ? applyWhere(boxed, where, ds.shape) : boxed;
   const operation = resolveOperation(doc, ds, meta);
+  const groupBy = resolveTensorGroupBy(doc, operation?.name ?? null, ds, meta, target.tables ?? []);
+  if (groupBy && operation) {
+    // the group axis is always reduced within each group; `[]` reduces every other axis too
+    operation.axes = [...new Set([...operation.axes, groupBy.axis])].sort((x, y) => x - y);
+    operation.scalar = false;
+  }
   const touched = touchedChunks(selection.axes, ds.shape, ds.chunkShape, chunkListLimit);
   const readPlan: ReadPlan = {
     dataset: ds.name,
@@ -170,7 +185,7 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
     total_stored_bytes: storedBytesOf(target, ds, touched.perAxis, touched.total),
     ...(where ? { where_plan: where.plan } : {}),
   };
-  return { doc, catalog, readPlan, dataset: ds, meta, selection, operation, ...(where ? { where } : {}) };
+  return { doc, catalog, readPlan, dataset: ds, meta, selection, operation, ...(where ? { where } : {}), ...(groupBy ? { groupBy } : {}) };
 }
 
 export interface ExecutionOptions {
@@ -261,8 +276,18 @@ export function compileExecution(planned: PlannedQuery, target: QueryTarget, opt
       'ask for a smaller preview or raise execution.memory_budget_bytes / memory_budget_percent');
   }
   const kept = op ? sel.shape.filter((_, a) => !op.axes.includes(a)) : [];
+  const groups = planned.groups;
+  const outCells = kept.reduce((p, n) => p * n, 1) * (groups ? groups.keys.length : 1);
+  if (groups && outCells * GROUP_CELL_BYTES > budget.bytes) {
+    throw new TetBudgetError('TET_BUDGET_EXCEEDED',
+      `group_by: ${groups.keys.length} groups x ${outCells / Math.max(1, groups.keys.length)} output cells need about ` +
+      `${outCells * GROUP_CELL_BYTES} bytes of group states but the memory budget is ${budget.bytes} bytes; ` +
+      'group by a coarser key (bucket / width), keep fewer axes, or raise execution.memory_budget_bytes');
+  }
   const routing = deviceRouting(opts.device ?? doc.execution?.device, op, ds, logicalBytes, rp.chunk_count,
-    kept.reduce((p, n) => p * n, 1), opts.routeDevice);
+    outCells, opts.routeDevice);
+  const group = groups && planned.groupBy && op && !groupsRunSeparately(op)
+    ? { axis: planned.groupBy.axis, groups: groups.keys.length, ids: groups.ids } : undefined;
   const plan: CompiledPlan = {
     datasetId: ds.id,
     start: sel.axes.map((r) => r.start),
@@ -282,6 +307,7 @@ export function compileExecution(planned: PlannedQuery, target: QueryTarget, opt
     ...(doc.execution?.threads ? { threads: doc.execution.threads } : {}),
     ...(spillPath ? { spillPath } : {}),
     ...(routing.device ? { device: routing.device } : {}),
+    ...(group ? { group } : {}),
   };
   const previewTiles = () => {
     const perAxis = sel.axes.map((r, a) => touchedChunksAlongAxis(r, ds.shape[a], ds.chunkShape[a]));

@@ -1,6 +1,6 @@
 // Encodes a compiled plan into the wire form the native core decodes (native/include/tet/plan.h):
 // plan wire v2, a 16-byte header and length-prefixed sections (SELECT, AGG, OUTPUT, EXEC, and
-// SHARD / DEVICE when not the defaults).
+// SHARD / DEVICE when not the defaults, GROUP for group_by).
 
 import { OP_CODE } from '../ops.generated';
 
@@ -48,11 +48,16 @@ export interface CompiledPlan {
   shard?: { begin: number; end: number; of: number; index?: number; count?: number; round?: Uint8Array };
   /** DEVICE (default cpu, ordinal 0). */
   device?: { kind: 'cpu' | 'gpu'; ordinal?: number };
+  /**
+   * GROUP (group_by on a tensor): the group axis (also in reduceAxes), the group count and the
+   * group id of each selected position of the axis, in selection order.
+   */
+  group?: { axis: number; groups: number; ids: Uint32Array };
 }
 
 export const PLAN_MAGIC = 0x4e4c5054;
 export const PLAN_VERSION = 2;
-export const SECTION = { select: 1, agg: 2, output: 3, exec: 4, shard: 5, device: 6 } as const;
+export const SECTION = { select: 1, agg: 2, output: 3, exec: 4, shard: 5, device: 6, group: 7 } as const;
 const AXIS_BOX = 0;
 const AXIS_INDICES = 1;
 const AXIS_RUNS = 2;
@@ -91,7 +96,7 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
   const shardBytes = shardRun ? 40 + round.length : 24;
   const device = p.device && (p.device.kind !== 'cpu' || (p.device.ordinal ?? 0) !== 0) ? p.device : undefined;
   const sizes = [selectBytes, 8 + (hasAgg ? AGG_BYTES : 0), 16, 24 + spill.length + temp.length,
-    shard ? shardBytes : -1, device ? 8 : -1];
+    shard ? shardBytes : -1, device ? 8 : -1, p.group ? 16 + 4 * p.group.ids.length : -1];
   const total = 16 + sizes.reduce((t, n) => t + (n < 0 ? 0 : 8 + n), 0);
   const buf = new Uint8Array(total);
   const v = new DataView(buf.buffer);
@@ -151,6 +156,11 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
   if (device) {
     section(SECTION.device, 8);
     u32(device.kind === 'gpu' ? 1 : 0); u32(device.ordinal ?? 0);
+  }
+  if (p.group) {
+    section(SECTION.group, sizes[6]);
+    u32(p.group.axis); u32(p.group.groups); u64(p.group.ids.length);
+    for (let i = 0; i < p.group.ids.length; i++) u32(p.group.ids[i]);
   }
   if (o !== total) throw new Error(`encodePlan wrote ${o} of ${total} bytes`);
   return buf;

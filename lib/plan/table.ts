@@ -31,7 +31,9 @@ export type NativeTablePlan = {
   memoryBudgetBytes?: number;
 } & (
   | { mode: 'reduce'; op: number; countRows: boolean; column?: string; q?: number; bins?: number; histMin?: number; histMax?: number;
-      groupBy: NativeGroupKey[] }
+      groupBy: NativeGroupKey[];
+      /** Also each row's group (tensor group_by over an axis table; group_by and no where). */
+      rowGroups?: boolean }
   | { mode: 'rows'; columns: string[]; limit: number; offset: number; orderBy: { column: string; desc: boolean }[] });
 
 /** A table query resolved against the catalog. */
@@ -83,7 +85,8 @@ function checkReductionKind(op: ReductionName, c: TableColumnInfo): void {
   if (op === 'histogram' && c.kind === 'bool') throw columnKindError(op, c);
 }
 
-function nativeGroupKey(column: string, t: StoredKeyTransform): NativeGroupKey {
+/** A group key in the form `fileTableQuery` takes. */
+export function nativeGroupKey(column: string, t: StoredKeyTransform): NativeGroupKey {
   switch (t.type) {
     case 'none': return { column, transform: 'none' };
     case 'bucket': return { column, transform: 'bucket', bucket: t.bucket };

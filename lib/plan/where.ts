@@ -154,15 +154,16 @@ export function labelsTable(meta: DatasetMetadata, ndim: number, axis: number): 
   return null;
 }
 
-interface Candidate { axis: number; source: WhereSource }
+/** An axis with one of its tables (a stored axis table, or the labels table when it has none). */
+export interface Candidate { axis: number; source: WhereSource }
 
-function sourceColumns(s: WhereSource): string[] {
+export function sourceColumns(s: WhereSource): string[] {
   return s.kind === 'table' ? s.table.columns.map((c) => c.name) : [s.labels.column];
 }
 function sourceName(s: WhereSource): string {
   return s.kind === 'table' ? `table ${JSON.stringify(s.table.name)}` : 'coordinate labels';
 }
-function schemaIn(s: WhereSource, column: string): ResolvedColumnSchema | null {
+export function schemaIn(s: WhereSource, column: string): ResolvedColumnSchema | null {
   if (s.kind === 'labels') return s.labels.column === column ? { kind: s.labels.kind, nullable: false } : null;
   const c = s.table.columns.find((x) => x.name === column);
   return c ? resolvedSchema(c) : null;
@@ -174,9 +175,24 @@ export function axisKey(meta: DatasetMetadata, ndim: number, axis: number): stri
   return names ? names[axis] : String(axis);
 }
 
-function describeSources(cands: readonly Candidate[], key: (a: number) => string): string {
+export function describeSources(cands: readonly Candidate[], key: (a: number) => string): string {
   if (cands.length === 0) return 'the dataset has no axis tables and no coordinate labels';
   return cands.map((c) => `axis ${JSON.stringify(key(c.axis))} (${sourceName(c.source)}: ${sourceColumns(c.source).join(', ')})`).join('; ');
+}
+
+/** Every axis's tables: its stored axis tables, or its labels table when it has none. */
+export function axisCandidates(ds: DatasetInfo, meta: DatasetMetadata, tables: readonly TableInfo[]): Candidate[] {
+  const ndim = ds.shape.length;
+  const all: Candidate[] = [];
+  for (let a = 0; a < ndim; a++) {
+    const bound = tables.filter((t) => t.axis?.dataset === ds.name && t.axis.index === a);
+    for (const t of bound) all.push({ axis: a, source: { kind: 'table', table: t } });
+    if (bound.length === 0) {
+      const labels = labelsTable(meta, ndim, a);
+      if (labels) all.push({ axis: a, source: { kind: 'labels', labels } });
+    }
+  }
+  return all;
 }
 
 /**
@@ -191,15 +207,7 @@ export function resolveWhere(where: readonly WherePredicate[], ds: DatasetInfo, 
   tables: readonly TableInfo[]): WhereRequest {
   const ndim = ds.shape.length;
   const key = (a: number) => axisKey(meta, ndim, a);
-  const all: Candidate[] = [];
-  for (let a = 0; a < ndim; a++) {
-    const bound = tables.filter((t) => t.axis?.dataset === ds.name && t.axis.index === a);
-    for (const t of bound) all.push({ axis: a, source: { kind: 'table', table: t } });
-    if (bound.length === 0) {
-      const labels = labelsTable(meta, ndim, a);
-      if (labels) all.push({ axis: a, source: { kind: 'labels', labels } });
-    }
-  }
+  const all = axisCandidates(ds, meta, tables);
   const groups = new Map<Candidate, LoweredPredicate[]>();
   where.forEach((p, i) => {
     const at = `$.where[${i}]`;
@@ -316,7 +324,7 @@ export function encodeWhereWire(preds: readonly LoweredPredicate[]): Uint8Array 
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 /** Binary (UTF-8 byte) order, the str columns' order; JS string order (UTF-16) differs above U+FFFF. */
-function compareBytes(a: string, b: string): number {
+export function compareBytes(a: string, b: string): number {
   return Buffer.compare(utf8(a), utf8(b));
 }
 

@@ -100,7 +100,12 @@ export function buildExecutedResponse(planned: PlannedQuery, compiled: CompiledE
     execution.spill_f32_bytes = s.spillBytes;
   }
   if (planned.operation) {
-    Object.assign(execution, operationFields(aggregateResult(planned.operation, result)));
+    const groups = planned.groups;
+    Object.assign(execution, operationFields(aggregateResult(planned.operation, result, groups !== undefined)));
+    if (groups) {
+      execution.group_keys = groups.keys;
+      execution.group_counts = groups.counts;
+    }
     // Every reduction says how many elements it reduced (the reference's field; `count` sets it
     // as its value already).
     execution.operation_element_count ??= planned.readPlan!.logical_element_count;

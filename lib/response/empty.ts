@@ -43,8 +43,10 @@ export function emptyResult(planned: PlannedQuery, compiled: CompiledExecution):
   let covOrder = 0;
   if (op) {
     const kept = op.scalar ? [] : shape.filter((_, a) => !op.axes.includes(a));
-    const cells = kept.reduce((p, n) => p * n, 1);
-    reducedShape = kept;
+    // group_by: each group present holds the empty value (none present: shape [0, ...kept])
+    const groups = planned.groups?.keys.length;
+    const cells = kept.reduce((p, n) => p * n, 1) * (groups ?? 1);
+    reducedShape = groups !== undefined ? [groups, ...kept] : kept;
     const empty = EMPTY_VALUE[op.name];
     if (op.name === 'covariance' || op.name === 'correlation') {
       covOrder = shape[1 - op.obsAxis!];

@@ -22,11 +22,14 @@ export interface AggregateResult {
   q?: number;
   bins?: number;
   fill?: number;
+  /** group_by: shape is [groups, ...kept] and the values go to `operation_grouped_<op>`. */
+  grouped?: boolean;
 }
 
 /** Maps a resolved operation and the native result to the typed aggregate result. */
-export function aggregateResult(op: ResolvedOperation, r: NativeQueryResult): AggregateResult {
+export function aggregateResult(op: ResolvedOperation, r: NativeQueryResult, grouped = false): AggregateResult {
   const out: AggregateResult = { op: op.name, scalar: op.scalar, axes: op.axes.slice(), shape: [], values: r.values };
+  if (grouped) out.grouped = true;
   if (op.name === 'covariance' || op.name === 'correlation') {
     out.shape = [r.covOrder, r.covOrder];
   } else {

@@ -56,6 +56,10 @@ export function operationFields(r: AggregateResult): Partial<ExecutionSection> {
     } else {
       out[SCALAR_FIELD[r.op]] = scalarAt(r.values, 0);
     }
+  } else if (r.grouped) {
+    out[`operation_grouped_${r.op}`] = partialValues(r.values);
+    out.operation_reduced_shape = r.shape.slice();
+    out.operation_reduced_axes = r.axes.slice();
   } else {
     out[PARTIAL_FIELD[r.op]] = r.op === 'histogram' ? integerList(r.values) : partialValues(r.values);
     out.operation_reduced_shape = r.op === 'histogram' ? r.shape.slice(0, -1) : r.shape.slice();

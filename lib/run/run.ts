@@ -5,6 +5,7 @@ import { runCompiled, runNative } from '../engine';
 import { TetCancelledError, TetQueryError } from '../errors';
 import type { NativeFileHandle } from '../native';
 import { compileExecution, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
+import type { CompiledPlan } from '../plan/encode';
 import { allocateReductionOutput, reductionOutputSpec } from '../plan/output';
 import { planTableQuery } from '../plan/table';
 import { isTableQuery, type QueryDocument } from '../query/document';
@@ -15,6 +16,9 @@ import type { QueryResponse } from '../response/types';
 import type { ProgressCallback } from '../progress';
 import type { QueryTarget } from '../types';
 import { where, whereSync } from './where';
+import { groupsOf } from './group';
+import { axisPositions } from '../plan/group';
+import type { NativeQueryResult } from '../native';
 
 /** Library default preview length (the CLI picks per --format). */
 export const DEFAULT_PREVIEW = 64;
@@ -106,15 +110,62 @@ export async function runQuery(target: QueryTarget, input: string | object, opts
   const planned = planAgainstTarget(target, doc, undefined, evaluated);
   if (!planned.dataset || opts.execute === false) return plannedResponse(planned);
   if (opts.signal?.aborted) throw cancelled();
+  if (planned.groupBy) planned.groups = await groupsOf(planned, opts.signal, handle);
   const native = binding();
   const compiled = compileForRun(planned, target, opts);
   if (planned.selection!.elementCount === 0) return emptyAnswer(planned, compiled);
+  if (planned.groups && !compiled.plan.group) {
+    return buildExecutedResponse(planned, compiled, await runPerGroup(planned, compiled, handle, opts.signal));
+  }
   // A partial streaming reduction's values go straight into a JS array the caller owns.
   const op = planned.operation;
   const kept = op ? planned.selection!.shape.filter((_, a) => !op.axes.includes(a)) : [];
-  const spec = op && kept.length > 0 ? reductionOutputSpec(op.name, planned.dataset.dtype, false, kept.reduce((p, n) => p * n, 1)) : null;
+  const cells = kept.reduce((p, n) => p * n, 1) * (planned.groups ? planned.groups.keys.length : 1);
+  const spec = op && (kept.length > 0 || planned.groups) ? reductionOutputSpec(op.name, planned.dataset.dtype, false, cells) : null;
   const output = spec ? allocateReductionOutput(spec, `${op!.name} of ${planned.dataset.name}`) : null;
   const result = await runCompiled(compiled, opts.signal, (bytes, token) => (output
     ? native.execute(handle, bytes, token, output, 'reduction') : native.execute(handle, bytes, token)), opts.onProgress);
   return buildExecutedResponse(planned, compiled, result);
+}
+
+/**
+ * A grouped median / quantile: one run per group, its selection the group's positions of the
+ * group axis (as an index list), values concatenated in key order into [G, ...kept].
+ */
+async function runPerGroup(planned: PlannedQuery, compiled: CompiledExecution, handle: NativeFileHandle,
+  signal: AbortSignal | undefined): Promise<NativeQueryResult> {
+  const native = binding();
+  const ga = planned.groupBy!.axis;
+  const groups = planned.groups!;
+  const positions = axisPositions(planned.selection!.axes[ga]);
+  const members: number[][] = groups.keys.map(() => []);
+  positions.forEach((p, i) => members[groups.ids[i]].push(p));
+  const base = compiled.plan;
+  const ndim = base.start.length;
+  let out: Float64Array | null = null;
+  let first: NativeQueryResult | null = null;
+  const stats = { chunksRead: 0, storedBytesRead: 0, seconds: 0, threadsUsed: 0 };
+  for (let g = 0; g < members.length; g++) {
+    if (signal?.aborted) throw cancelled();
+    const idx = members[g];
+    const plan: CompiledPlan = {
+      ...base,
+      start: base.start.map((x, a) => (a === ga ? idx[0] : x)),
+      step: base.step.map((x, a) => (a === ga ? 1 : x)),
+      count: base.count.map((x, a) => (a === ga ? idx.length : x)),
+      indices: Array.from({ length: ndim }, (_x, a) => (a === ga ? idx : base.indices?.[a] ?? null)),
+      previewMax: g === 0 ? base.previewMax : 0,
+    };
+    const r = await runCompiled({ ...compiled, plan }, signal, (bytes, token) => native.execute(handle, bytes, token));
+    const v = r.values as Float64Array;
+    out ??= new Float64Array(v.length * members.length);
+    out.set(v, g * v.length);
+    first ??= r;
+    stats.chunksRead += r.stats.chunksRead;
+    stats.storedBytesRead += r.stats.storedBytesRead;
+    stats.seconds += r.stats.seconds;
+    stats.threadsUsed = Math.max(stats.threadsUsed, r.stats.threadsUsed);
+  }
+  const kept = planned.selection!.shape.filter((_, a) => !planned.operation!.axes.includes(a));
+  return { ...first!, values: out!, reducedShape: [members.length, ...kept], stats: { ...first!.stats, ...stats } };
 }

@@ -10,7 +10,8 @@ import { binding } from '../binding';
 import { runCompiled } from '../engine';
 import { TetCancelledError, TetError, TetQueryError, toTetError } from '../errors';
 import type { NativeFileHandle } from '../native';
-import { planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
+import { groupsRunSeparately, planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
+import type { SelectedGroups } from '../plan/group';
 import { toQueryDocument } from '../query/parse';
 import { buildEmptyResponse, buildExecutedResponse, plannedResponse } from '../response/build';
 import type { QueryResponse } from '../response/types';
@@ -18,6 +19,7 @@ import type { ProgressCallback } from '../progress';
 import type { QueryTarget } from '../types';
 import { compileForRun, emptyAnswer } from './run';
 import { where } from './where';
+import { groupsOf } from './group';
 
 export interface QueryPartialOptions {
   /** `[i, n]`: shard i (0-based) of n. */
@@ -62,6 +64,15 @@ interface PartialContext {
   fields: CompiledExecution['fields'];
   strategy: CompiledExecution['plan']['strategy'];
   ioMode: CompiledExecution['plan']['ioMode'];
+  /** group_by: the groups' keys and counts (the ids travel in the plan's GROUP section). */
+  groups?: { keys: SelectedGroups['keys']; counts: number[] };
+}
+
+/** The planned query a merge rebuilds from a partial's context. */
+function plannedOf(c: PartialContext): PlannedQuery {
+  return { doc: c.response.query, catalog: c.response.catalog, readPlan: c.response.read_plan,
+    operation: c.operation, dataset: { dtype: c.dtype },
+    ...(c.groups ? { groups: { ...c.groups, ids: new Uint32Array(0) } } : {}) } as unknown as PlannedQuery;
 }
 
 // JSON with bigint and non-finite numbers kept.
@@ -113,11 +124,18 @@ export async function runQueryPartial(target: QueryTarget, input: string | objec
     throw new TetQueryError('TET_QUERY_UNSUPPORTED', 'only queries with an aggregate can run sharded (this one only reads / spills)');
   }
   if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the query was cancelled');
+  if (planned.groupBy) {
+    if (groupsRunSeparately(planned.operation)) {
+      throw new TetQueryError('TET_QUERY_UNSUPPORTED', `a grouped ${planned.operation.name} does not run sharded (the streaming reductions do)`);
+    }
+    planned.groups = await groupsOf(planned, opts.signal, target.native as NativeFileHandle);
+  }
   const native = binding();
   const compiled = compileForRun(planned, target, opts);
   const context: PartialContext = {
     v: 1, response: plannedResponse(planned), operation: planned.operation, dtype: planned.dataset.dtype,
     fields: compiled.fields, strategy: compiled.plan.strategy, ioMode: compiled.plan.ioMode,
+    ...(planned.groups ? { groups: { keys: planned.groups.keys, counts: planned.groups.counts } } : {}),
   };
   if (opts.round !== undefined && !(opts.round instanceof Uint8Array)) {
     throw new TetError('TET_BINDING_BAD_ARGUMENT', 'round must be the Uint8Array mergeRound returned');
@@ -154,8 +172,7 @@ export async function mergeRound(parts: readonly Uint8Array[], opts: MergePartia
   }
   if (!merged.done) return { done: false, round: merged.round!, roundNumber: merged.roundNo!, op: merged.op, doc: merged.doc };
   const c = decodeContext(merged.context);
-  const planned = { doc: c.response.query, catalog: c.response.catalog, readPlan: c.response.read_plan,
-    operation: c.operation, dataset: { dtype: c.dtype } } as unknown as PlannedQuery;
+  const planned = plannedOf(c);
   const compiled = { fields: c.fields, plan: { strategy: c.strategy, ioMode: c.ioMode } } as unknown as CompiledExecution;
   merged.result!.stats.seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   return { done: true, result: buildExecutedResponse(planned, compiled, merged.result!) };
@@ -207,8 +224,7 @@ function mergeEmptyPartials(parts: readonly Uint8Array[]): QueryResponse {
   }
   if (seen.size !== n) throw new TetError('TET_SHARD_MISSING', `expected the partials of all ${n} shards, found ${seen.size}`);
   const c = decodeContext(ps[0].context);
-  const planned = { doc: c.response.query, catalog: c.response.catalog, readPlan: c.response.read_plan,
-    operation: c.operation, dataset: { dtype: c.dtype } } as unknown as PlannedQuery;
+  const planned = plannedOf(c);
   const compiled = { fields: c.fields, plan: { strategy: c.strategy, ioMode: c.ioMode, previewMax: 0 } } as unknown as CompiledExecution;
   return buildEmptyResponse(planned, compiled);
 }

@@ -49,7 +49,7 @@ class Executor {
       if (plan_.preview_max > 0) preview_capped<S, T>();
       FoldRun fr{plan_, sel_, ctx_, fetcher_, fold::best_isa(), plan_.threads};
       if (plan_.device == Device::Gpu && on_device<S, T>(fr)) return finish_stats();
-      if (scalar()) fold_scalar<S, T>(fr, res_);
+      if (scalar() && !plan_.grouped()) fold_scalar<S, T>(fr, res_);
       else fold_partial<S, T>(fr, res_);
     }
     finish_stats();
@@ -65,7 +65,7 @@ class Executor {
   // failures never fail the query; the CPU fold runs instead.
   template <class S, class T> bool on_device(FoldRun& fr) {
     std::string reason = "gpu_unsupported_op";
-    if (scalar() && fold_scalar_device<S, T>(fr, res_, reason)) {
+    if (scalar() && !plan_.grouped() && fold_scalar_device<S, T>(fr, res_, reason)) {
       const device::Backend& be = device::backend();
       const bool all = plan_.device_ordinal == device::kAllDevices;
       res_.stats.device_gpu_multi = all && be.devices.size() > 1;
@@ -84,7 +84,7 @@ class Executor {
   // ExecContext::output is the preview of a read, or the values of a partial streaming fold.
   bool output_allowed() const {
     if (plan_.op == Op::None) return plan_.strategy != Strategy::MmapSpill;
-    return fold::is_streaming(plan_.op) && !scalar() && fold::value_kind(plan_.op, sel_.dataset.dtype) != ValueKind::Bool;
+    return fold::is_streaming(plan_.op) && (!scalar() || plan_.grouped()) && fold::value_kind(plan_.op, sel_.dataset.dtype) != ValueKind::Bool;
   }
   template <class S, class T> void preview_capped() { exec::preview_capped<S, T>(input()); }
   template <class S, class T> void spill() { exec::spill<S, T>(input()); }

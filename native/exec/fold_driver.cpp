@@ -237,6 +237,34 @@ template <class S, class T, class F> struct PartialFold {
         kind(fold::value_kind(p.op, s.dataset.dtype)), vs(fold::value_size(kind)) {}
 
   Box box_of(uint64_t g) const { return wu.box_of(sel, g); }
+  // [groups, ...kept counts] grouped, else the kept counts.
+  void set_shape(QueryResult& res) const {
+    res.reduced_shape.clear();
+    if (wu.groups) res.reduced_shape.push_back(wu.groups);
+    for (uint32_t a : wu.kept) res.reduced_shape.push_back(sel.count[a]);
+  }
+  // The box element of a tile element: box_index, plus its group's slab when grouped.
+  uint64_t elem_of(const Box& bx, const TileSelection& ts, const Axes& idx) const {
+    const uint64_t j = box_index(bx, wu.kept, ts.sel0, idx);
+    return wu.groups ? j + uint64_t(wu.gid[ts.sel0[wu.group_axis] + idx[wu.group_axis]]) * bx.inner : j;
+  }
+  // fn(box element, output index, len, elements reduced into each) over box elements [a, b):
+  // runs along the last kept axis, within one group slab when grouped.
+  template <class Fn> void out_runs(const Box& bx, uint64_t a, uint64_t b, Fn&& fn) const {
+    if (!wu.groups) {
+      box_runs(bx, wu.kept, wu.out_stride, a, b, [&](uint64_t le, uint64_t gi, uint64_t len) { fn(le, gi, len, wu.fib_len); });
+      return;
+    }
+    for (uint64_t le = a; le < b;) {
+      const uint64_t slab = le / bx.inner, s0 = slab * bx.inner, e = std::min(b, s0 + bx.inner);
+      const uint64_t fib = wu.gcount[slab] * wu.fib_other;
+      if (wu.kept.empty()) fn(le, slab, e - le, fib);
+      else
+        box_runs(bx, wu.kept, wu.out_stride, le - s0, e - s0,
+                 [&](uint64_t l, uint64_t gi, uint64_t len) { fn(s0 + l, slab * wu.out_inner + gi, len, fib); });
+      le = e;
+    }
+  }
   void init(BoxState<F>& st, size_t len) const {
     st.len = len;
     F::init(k, st.soa, len);
@@ -247,8 +275,7 @@ template <class S, class T, class F> struct PartialFold {
     res.values.kind = kind;
     res.values.length = wu.out_len;
     res.values.bytes.assign(wu.out_len * vs, 0);
-    res.reduced_shape.clear();
-    for (uint32_t a : wu.kept) res.reduced_shape.push_back(sel.count[a]);
+    set_shape(res);
   }
   // Caller-owned values (ExecContext::output): exactly out_len 8-byte values, written once each
   // by finalize_range (the boxes cover the output); res.values keeps its kind and length only.
@@ -259,16 +286,15 @@ template <class S, class T, class F> struct PartialFold {
     res.values.kind = kind;
     res.values.length = wu.out_len;
     res.values.bytes.clear();
-    res.reduced_shape.clear();
-    for (uint32_t a : wu.kept) res.reduced_shape.push_back(sel.count[a]);
+    set_shape(res);
     return ctx.output;
   }
 
   // The one compiled finalize of a box range, shared by the engine and the shard coordinator.
   __attribute__((noinline)) void finalize_range(const BoxState<F>& st, const Box& bx, uint64_t a, uint64_t b,
                                                 uint8_t* outb) const {
-    box_runs(bx, wu.kept, wu.out_stride, a, b, [&](uint64_t le, uint64_t gi, uint64_t len) {
-      for (uint64_t n = 0; n < len; ++n) fold::ops::soa_finalize<F, T>(k, st.soa, le + n, wu.fib_len, outb + (gi + n) * vs);
+    out_runs(bx, a, b, [&](uint64_t le, uint64_t gi, uint64_t len, uint64_t fib) {
+      for (uint64_t n = 0; n < len; ++n) fold::ops::soa_finalize<F, T>(k, st.soa, le + n, fib, outb + (gi + n) * vs);
     });
   }
 
@@ -294,7 +320,9 @@ template <class S, class T, class F> struct PartialFold {
 
   // Encoded bytes of task ti's state (box elements x the op's encoded state).
   uint64_t task_state_bytes(uint64_t ti) const { return box_of(wu.tasks[ti].group).len * F::kEncodedBytes; }
-  void encode(const BoxState<F>& st, size_t j, uint8_t* out) const { F::encode(F::get(k, st.soa, j, wu.fib_len), out); }
+  void encode(const BoxState<F>& st, const Box& bx, size_t j, uint8_t* out) const {
+    F::encode(F::get(k, st.soa, j, wu.fib_of(bx, j)), out);
+  }
   void decode(BoxState<F>& st, size_t j, const uint8_t* in) const { F::put(k, st.soa, j, F::decode(in)); }
 
   // Folds tasks [t0, t1) into states[t0..t1); done(ti, state) at the end of each task.
@@ -313,6 +341,7 @@ template <class S, class T, class F> struct PartialFold {
     for (const AxisPiece& pc : sel.pieces[last]) max_run = std::max(max_run, pc.n);
     TileCache cache(run.fetcher);
     const bool blocked = !wu.last_reduced && F::blocked(k);
+    const bool group_last = wu.groups && wu.group_axis == last;
 
     pool.parallel_for(t1 - t0, threads, [&](uint64_t tk, uint32_t slot) {
       const uint64_t ti = t0 + tk;
@@ -364,7 +393,7 @@ template <class S, class T, class F> struct PartialFold {
         };
         auto scan = [&](uint64_t e0, uint64_t e1) {
           Selection::for_each_run(ts, nd, e0, e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
-            const uint64_t j0 = box_index(bx, wu.kept, ts.sel0, idx);
+            const uint64_t j0 = elem_of(bx, ts, idx);
             if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || n != bn)) flush_batch();
             xs[bk] = load(off, n, bk);
             fibs[bk] = fiber_of(idx);
@@ -378,11 +407,25 @@ template <class S, class T, class F> struct PartialFold {
           for (; w < task.u1 && wu.units[w].piece == unit.piece; ++w) {
             if (wu.last_reduced) {
               Selection::for_each_run(ts, nd, wu.units[w].e0, wu.units[w].e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
+                if (group_last) {  // group_by along the last axis: one state per run of equal group ids
+                  const T* x = load(off, n, 0);
+                  const uint64_t j = box_index(bx, wu.kept, ts.sel0, idx);
+                  const uint32_t* g = wu.gid + ts.sel0[last] + idx[last];
+                  for (uint64_t i = 0; i < n;) {
+                    uint64_t e = i + 1;
+                    while (e < n && g[e] == g[i]) ++e;
+                    State b;
+                    F::consume(k, b, x + i, e - i);
+                    fold::ops::soa_merge_state<F, T>(k, st.soa, j + uint64_t(g[i]) * bx.inner, b);
+                    i = e;
+                  }
+                  return;
+                }
                 State b;
                 F::consume(k, b, load(off, n, 0), n);
                 if constexpr (kIsArg<F, T>)
                   if (b.idx != UINT64_MAX) b.idx += fiber_of(idx);
-                fold::ops::soa_merge_state<F, T>(k, st.soa, box_index(bx, wu.kept, ts.sel0, idx), b);
+                fold::ops::soa_merge_state<F, T>(k, st.soa, elem_of(bx, ts, idx), b);
               });
             } else {
               scan(wu.units[w].e0, wu.units[w].e1);
@@ -500,7 +543,8 @@ void fold_partial_states(FoldRun& run, uint64_t t0, uint64_t t1, std::vector<uin
     const size_t sb = F::kEncodedBytes;
     pf.run_tasks(run, t0, t1, states, mode, parts, [&](uint64_t ti, BoxState<F>& st) {
       uint8_t* p = out.data() + at[ti - t0];
-      for (uint64_t j = 0; j < st.len; ++j) pf.encode(st, j, p + j * sb);
+      const Box bx = pf.box_of(pf.wu.tasks[ti].group);
+      for (uint64_t j = 0; j < st.len; ++j) pf.encode(st, bx, j, p + j * sb);
       pf.release(st);
     });
     res.stats.io_mode = mode;

@@ -15,6 +15,7 @@ namespace exec {
 struct Box {
   Axes origin{}, stride{}, extent{};  // kept axes only (selection indices, box-local strides)
   uint64_t len = 1;                   // elements
+  uint64_t inner = 1;                 // elements of one group slab (group_by: len = groups x inner; else len)
 };
 
 // The box element of a tile element at tile-local selection indices `idx` (tile origin sel0).

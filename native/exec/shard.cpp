@@ -116,10 +116,31 @@ void put_selection(Out& o, const QueryPlan& p) {
   }
 }
 
+// The group tail after the selection tail (group_by plans only; semantic, fingerprinted like the
+// selection): u32 groups G, u32 axis, u64 n, n x u32 group id per selected position of the axis.
+void put_group(Out& o, const QueryPlan& p) {
+  if (!p.grouped()) return;
+  o.put<uint32_t>(p.groups), o.put<uint32_t>(p.group_axis), o.put<uint64_t>(p.group_ids.size());
+  for (uint32_t g : p.group_ids) o.put<uint32_t>(g);
+}
+
+void get_group(In& in, QueryPlan& p) {
+  if (in.at == in.n) return;  // not grouped
+  p.groups = in.get<uint32_t>(), p.group_axis = in.get<uint32_t>();
+  const uint64_t n = in.get<uint64_t>();
+  if (p.groups < 1 || p.groups > kMaxGroups || p.group_axis >= p.ndim || !((p.reduce_mask >> p.group_axis) & 1) ||
+      n != p.count[p.group_axis] || n > (in.n - in.at) / 4 || fold::is_tier_c(p.op) || p.op == Op::ArgMin || p.op == Op::ArgMax)
+    corrupt("group section");
+  p.group_ids.resize(n);
+  for (uint64_t i = 0; i < n; ++i)
+    if ((p.group_ids[i] = in.get<uint32_t>()) >= p.groups) corrupt("group id " + std::to_string(p.group_ids[i]));
+}
+
 void put_plan(Out& o, const QueryPlan& p) {
   put_semantic(o, p);
   o.put<uint32_t>(p.threads), o.put<uint32_t>(uint32_t(p.io_mode)), o.put<uint32_t>(uint32_t(p.strategy));
   put_selection(o, p);
+  put_group(o, p);
 }
 
 // Reads the selection tail into `p` (its fixed start / count must agree with the runs).
@@ -144,7 +165,6 @@ void get_selection(In& in, QueryPlan& p) {
     p.set_runs(a, runs);
     if (p.start[a] != start || p.count[a] != count) corrupt("the runs of axis " + std::to_string(a) + " disagree with its start / count");
   }
-  if (in.at != in.n) corrupt("the plan section has trailing bytes");
 }
 
 QueryPlan get_plan(In& in) {
@@ -168,6 +188,8 @@ QueryPlan get_plan(In& in) {
   p.io_mode = IoMode(io), p.strategy = Strategy(strat);
   if (p.ndim < 1 || p.ndim > kMaxNdim) corrupt("plan rank " + std::to_string(p.ndim));
   get_selection(in, p);
+  get_group(in, p);
+  if (in.at != in.n) corrupt("the plan section has trailing bytes");
   if ((p.reduce_mask >> p.ndim) != 0 || (p.reduce_mask == 0 && !fold::is_tier_c(p.op))) corrupt("reduce mask");
   if (fold::is_tier_c(p.op) && p.op == Op::Histogram && (p.bins == 0 || p.bins > (1u << 24))) corrupt("histogram bins");
   return p;
@@ -257,7 +279,7 @@ uint64_t fingerprint_of(const uint8_t* plan, size_t plan_len, const std::string&
 
 uint32_t kind_of(const QueryPlan& p, uint32_t ndim) {
   if (fold::is_tier_c(p.op)) return kKindTierC;
-  return p.reduce_mask == (1u << ndim) - 1 ? kKindScalar : kKindPartial;
+  return p.reduce_mask == (1u << ndim) - 1 && !p.grouped() ? kKindScalar : kKindPartial;
 }
 
 // Balanced contiguous split: shard i of n owns units [units*i/n, units*(i+1)/n).

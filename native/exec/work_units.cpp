@@ -44,6 +44,8 @@ Box PartialUnits::box_of(const Selection& sel, uint64_t g) const {
     b.stride[kept[i]] = b.len;
     b.len *= pc.n;
   }
+  b.inner = b.len;
+  if (groups) b.len *= groups;
   return b;
 }
 
@@ -56,6 +58,17 @@ PartialUnits partial_units(const QueryPlan& plan, const Selection& sel, uint64_t
   for (int i = int(p.reduced.size()) - 1; i >= 0; --i)
     p.fib_stride[p.reduced[i]] = p.fib_len, p.fib_len *= sel.count[p.reduced[i]];
   p.last_reduced = (plan.reduce_mask >> p.last) & 1;
+  p.out_inner = p.out_len;
+  if (plan.grouped()) {
+    p.groups = plan.groups;
+    p.group_axis = plan.group_axis;
+    p.gid = plan.group_ids.data();
+    p.gcount.assign(p.groups, 0);
+    for (uint32_t g : plan.group_ids) ++p.gcount[g];
+    for (uint32_t a : p.reduced)
+      if (a != p.group_axis) p.fib_other *= sel.count[a];
+    p.out_len *= p.groups;
+  }
   for (uint32_t a : p.kept) p.n_groups *= sel.pieces[a].size();
   for (uint32_t a : p.reduced) p.tiles_per_group *= sel.pieces[a].size();
   p.group_begin.assign(p.n_groups + 1, 0);

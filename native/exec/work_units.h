@@ -59,6 +59,18 @@ struct PartialUnits {
   uint64_t segs = 1;                  // segments per group (fewer when a group has fewer units)
   uint64_t max_box = 1;
   std::vector<PartialTask> tasks;
+  // group_by (plan GROUP): the group axis is one of `reduced`; each box holds `groups` slabs of
+  // its kept-axis elements (element j = group id x Box::inner + box_index), the output is
+  // [groups, ...kept] (out_len = groups x out_inner). gid: the plan's id per selection index of
+  // the axis; gcount: positions per group; fib_other: elements per position along the group
+  // axis (the other reduced axes), so a group's output element reduces gcount x fib_other.
+  uint64_t groups = 0;  // 0: not grouped
+  uint32_t group_axis = 0;
+  const uint32_t* gid = nullptr;
+  std::vector<uint64_t> gcount;
+  uint64_t out_inner = 1, fib_other = 1;
+  // Elements reduced into output element j of a box (j < box.len).
+  uint64_t fib_of(const Box& bx, uint64_t j) const { return groups ? gcount[j / bx.inner] * fib_other : fib_len; }
 
   // Piece position of tile r (row-major over the reduced axes) of group g.
   Axes group_tile(const Selection& sel, uint64_t g, uint64_t r) const;

@@ -379,6 +379,7 @@ query::TableQueryPlan PlanOf(Napi::Env env, const TablesRegion& r, const Napi::O
     }
     p.group_by.push_back(key);
   }
+  p.row_groups = o.Has("rowGroups") && o.Get("rowGroups").ToBoolean().Value();
   return p;
 }
 
@@ -501,6 +502,11 @@ class TableQueryWorker : public PromiseWorker {
       Napi::Float64Array gc = Napi::Float64Array::New(env, res_.group_counts.size());
       for (size_t k = 0; k < res_.group_counts.size(); ++k) gc[k] = double(res_.group_counts[k]);
       o.Set("groupCounts", gc);
+    }
+    if (plan_.row_groups) {
+      Napi::Uint32Array rg = Napi::Uint32Array::New(env, res_.row_groups.size());
+      if (!res_.row_groups.empty()) std::memcpy(rg.Data(), res_.row_groups.data(), res_.row_groups.size() * 4);
+      o.Set("rowGroups", rg);
     }
     return o;
   }

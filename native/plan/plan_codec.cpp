@@ -155,6 +155,16 @@ void validate_common(QueryPlan& p, const DatasetInfo& d) {
   if (p.spill_path.find('\0') != std::string::npos || p.temp_dir.find('\0') != std::string::npos)
     invalid("spill_path / temp_dir must not contain NUL bytes");
   validate_strategy(p);
+  if (p.grouped()) {
+    const uint32_t a = p.group_axis;
+    if (p.op == Op::None || is_tier_c(p.op) || p.op == Op::ArgMin || p.op == Op::ArgMax)
+      invalid("GROUP: group_by takes the streaming reductions except arg_min / arg_max; found op " + str(op));
+    if (!((p.reduce_mask >> a) & 1)) invalid("GROUP: the group axis " + str(a) + " must be reduced (reduce_mask bit)");
+    if (p.group_ids.size() != p.count[a])
+      invalid("GROUP: " + str(p.group_ids.size()) + " group ids for the " + str(p.count[a]) + " selected positions of axis " + str(a));
+    for (uint32_t g : p.group_ids)
+      if (g >= p.groups) invalid("GROUP: group id " + str(g) + " must be < the group count " + str(p.groups));
+  }
 }
 
 const DatasetInfo& header_dataset(QueryPlan& p, const uint8_t* bytes, const Catalog& catalog) {
@@ -350,6 +360,18 @@ void read_shard(QueryPlan& p, Reader& r) {
   p.shard.round.assign(q, q + round_len);
 }
 
+void read_group(QueryPlan& p, Reader& r) {
+  p.group_axis = r.u32("group axis");
+  p.groups = r.u32("group count");
+  const uint64_t n = r.u64("group id count");
+  if (p.group_axis >= p.ndim) invalid("GROUP: axis " + str(p.group_axis) + " must be < rank " + str(p.ndim));
+  if (p.groups < 1 || p.groups > kMaxGroups) invalid("GROUP: group count must be 1.." + str(kMaxGroups) + "; found " + str(p.groups));
+  if (n > kMaxIndexList || n > r.left() / 4) invalid("GROUP: " + str(n) + " group ids do not fit the section");
+  const uint8_t* ids = r.bytes(n * 4, "group ids");
+  p.group_ids.resize(n);
+  for (uint64_t i = 0; i < n; ++i) p.group_ids[i] = rd32(ids + 4 * i);
+}
+
 void read_device(QueryPlan& p, Reader& r) {
   const uint32_t dev = r.u32("device");
   if (dev > uint32_t(Device::Gpu)) invalid("DEVICE: device must be 0 (cpu) or 1 (gpu); found " + str(dev));
@@ -365,6 +387,7 @@ const char* section_name(uint32_t tag) {
     case 4: return "EXEC";
     case 5: return "SHARD";
     case 6: return "DEVICE";
+    case 7: return "GROUP";
     default: return "?";
   }
 }
@@ -382,8 +405,8 @@ QueryPlan decode_v2(const uint8_t* bytes, uint64_t len, const Catalog& catalog) 
     const uint32_t tag = rd32(bytes + at);
     const uint64_t n = rd32(bytes + at + 4);
     at += kSectionHead;
-    if (tag < uint32_t(SectionTag::Select) || tag > uint32_t(SectionTag::Device))
-      invalid("plan section tag must be 1..6 (SELECT, AGG, OUTPUT, EXEC, SHARD, DEVICE); found " + str(tag) +
+    if (tag < uint32_t(SectionTag::Select) || tag > uint32_t(SectionTag::Group))
+      invalid("plan section tag must be 1..7 (SELECT, AGG, OUTPUT, EXEC, SHARD, DEVICE, GROUP); found " + str(tag) +
               " at offset " + str(at - kSectionHead));
     if (tag <= last_tag)
       invalid(std::string("plan section ") + section_name(tag) + " (tag " + str(tag) +
@@ -399,6 +422,7 @@ QueryPlan decode_v2(const uint8_t* bytes, uint64_t len, const Catalog& catalog) 
       case SectionTag::Exec: read_exec(p, r); break;
       case SectionTag::Shard: read_shard(p, r); break;
       case SectionTag::Device: read_device(p, r); break;
+      case SectionTag::Group: read_group(p, r); break;
     }
     r.end();
     at += n;
@@ -522,11 +546,18 @@ std::vector<uint8_t> encode_plan(const QueryPlan& p) {
     w.u32(uint32_t(p.device)), w.u32(p.device_ordinal);
     w.end_section(s);
   }
+  if (p.grouped()) {
+    s = w.begin_section(SectionTag::Group);
+    w.u32(p.group_axis), w.u32(p.groups), w.u64(p.group_ids.size());
+    for (uint32_t g : p.group_ids) w.u32(g);
+    w.end_section(s);
+  }
   return w.b;
 }
 
 std::vector<uint8_t> encode_plan_v1(const QueryPlan& p) {
   if (p.has_index_axes()) invalid("plan v1 cannot encode index-list or run-list axes");
+  if (p.grouped()) invalid("plan v1 cannot encode a GROUP section");
   std::vector<uint8_t> b(kHeaderBytes + p.spill_path.size() + p.temp_dir.size(), 0);
   uint8_t* o = b.data();
   wr32(o + 0, kPlanMagic);

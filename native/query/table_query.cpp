@@ -517,6 +517,7 @@ template <class F> struct GroupPartial {
   std::vector<uint32_t> dense;         // with a DenseKey: each local id's dense index (no map)
   GroupSums sums;                      // with a tight fold: the states by local id (no accs)
   uint64_t bytes = 0;
+  uint64_t row0 = 0, row1 = 0;         // plan.row_groups: the unit's rows (their local ids in row_gid)
 };
 
 class KeyColumns {
@@ -759,7 +760,11 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
   GroupPartial<F> global(nk);
   // dense index -> global id (~0: not seen yet); global ids in first-merged order as below
   std::vector<uint32_t> global_dense(dense.way != DenseKey::Way::None ? dense.span + 1 : 0, ~uint32_t(0));
+  // plan.row_groups: each row's local id (its unit's), then global id (at the merge), then rank
+  std::vector<uint32_t> row_gid(q.plan.row_groups ? q.tb.rows : 0, ~uint32_t(0));
+  std::vector<uint32_t> l2g;
   OrderedMerge<GroupPartial<F>> merger(units.count, [&](GroupPartial<F>& p) {
+    l2g.assign(std::max(p.dense.size(), p.map.size()), ~uint32_t(0));
     for (uint32_t lid = 0; lid < p.dense.size(); ++lid) {
       uint32_t& g = global_dense[p.dense[lid]];
       if (g == ~uint32_t(0)) {
@@ -768,6 +773,7 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
         q.meter.add(group_bytes, "the groups of group_by");
         global.accs.push_back(red.identity());
       }
+      l2g[lid] = g;
       if (tight != TightFold::None) red.merge_state(global.accs[g], p.sums.rows[lid], p.sums.present[lid], p.sums.template state<T>(id_state, lid));
       else red.merge(global.accs[g], p.accs[lid]);
     }
@@ -782,13 +788,17 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
         q.meter.add(group_bytes, "the groups of group_by");
         global.accs.push_back(red.identity());
       }
+      l2g[lid] = g;
       red.merge(global.accs[g], p.accs[lid]);
     }
+    for (uint64_t r = p.row0; r < p.row1; ++r)
+      if (row_gid[r] != ~uint32_t(0)) row_gid[r] = l2g[row_gid[r]];
     q.meter.release(p.bytes);
   });
   const bool need_value = !q.plan.count_rows;  // count_rows: no value column at all
   res.threads_used = run_units(units, q.threads, [&](uint64_t u, uint32_t slot) {
     auto p = std::make_unique<GroupPartial<F>>(nk);
+    if (q.plan.row_groups) p->row0 = units.first(u) * kBlockLanes, p->row1 = std::min(q.tb.rows, units.last(u) * kBlockLanes);
     SlotScratch& s = *scratch[slot];
     std::vector<std::vector<uint32_t>> dict_ids(nk);
     BlockMask sel;
@@ -827,6 +837,7 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
           }
           s.gid[j] = g;
         }
+        if (q.plan.row_groups) std::copy(s.gid.begin(), s.gid.begin() + n, row_gid.begin() + b * kBlockLanes);
         if (tight != TightFold::None) tight_fold<T>(tight, p->sums, s.gid.data(), s.value, n);
         else
           for (uint32_t j = 0; j < n; ++j) red.row(p->accs[s.gid[j]], s.value, j);
@@ -836,7 +847,9 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
       for (uint32_t j = 0; j < n; ++j) {
         key.nulls = 0;
         for (size_t k = 0; k < nk; ++k) key.w[k] = s.words[k][j], key.nulls |= uint8_t(s.nulls[k][j] << k);
-        red.row(p->accs[add_group(key)], s.value, j);
+        const uint32_t g = add_group(key);
+        if (q.plan.row_groups) row_gid[b * kBlockLanes + j] = g;
+        red.row(p->accs[g], s.value, j);
       }
     }
     for (uint32_t i : p->dense) local[i] = ~uint32_t(0);
@@ -851,6 +864,12 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
   for (uint32_t g : order) {
     res.group_counts.push_back(global.accs[g].rows);
     red.finalize(global.accs[g], res.values);
+  }
+  if (q.plan.row_groups) {
+    std::vector<uint32_t> rank(order.size());
+    for (uint32_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+    res.row_groups.resize(row_gid.size());
+    for (size_t r = 0; r < row_gid.size(); ++r) res.row_groups[r] = rank[row_gid[r]];
   }
 }
 
@@ -1118,6 +1137,7 @@ void validate_plan(const TableInfo& t, const TableQueryPlan& p) {
     return;
   }
   if (!p.count_rows) check_column(t, p.column);
+  if (p.row_groups && (p.group_by.empty() || !p.where.empty())) invalid("row groups need group_by and no where");
   if (p.group_by.size() > kMaxGroupKeys) invalid("group_by takes at most " + std::to_string(kMaxGroupKeys) + " keys");
   if (!p.group_by.empty() && (p.op == Op::Histogram || p.op == Op::ArgMin || p.op == Op::ArgMax || p.op == Op::Covariance ||
                               p.op == Op::Correlation))

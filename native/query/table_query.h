@@ -64,6 +64,9 @@ struct TableQueryPlan {
   bool hist_range = false;  // histogram: [hist_min, hist_max] given
   double hist_min = 0.0, hist_max = 0.0;
   std::vector<GroupKey> group_by;  // 0..kMaxGroupKeys
+  // With group_by and no where: also the group of every row (TableQueryResult::row_groups), which
+  // tensor group_by uses to map an axis table's rows (the axis positions) to groups.
+  bool row_groups = false;
 
   // Rows
   std::vector<size_t> columns;
@@ -101,6 +104,7 @@ struct TableQueryResult {
   std::vector<double> hist_edges;
   std::vector<ValueColumn> group_keys;  // one per key, one entry per group
   std::vector<uint64_t> group_counts;   // rows per group
+  std::vector<uint32_t> row_groups;     // plan.row_groups: each row's group (index into group_keys)
   // Rows: one column per requested column, and the storage row numbers.
   std::vector<ValueColumn> rows;
   std::vector<uint64_t> row_numbers;

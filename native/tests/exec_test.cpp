@@ -206,6 +206,8 @@ LD got_value(const QueryResult& r, uint64_t i) {
 }
 
 int g_failures_reported = 0;
+void check_fibers(const QueryResult& r, const std::vector<std::vector<LD>>& f, Op op, double fill, const Dense& d, uint32_t mask,
+                  const char* what);
 
 void compare_op(const Dense& d, const Sel& s, Op op, uint32_t mask, const char* what, double fill = 0, uint32_t threads = 0,
                 std::vector<uint64_t> chunk = {3, 4, 2, 2, 2, 2, 2, 2}) {
@@ -223,6 +225,12 @@ void compare_op(const Dense& d, const Sel& s, Op op, uint32_t mask, const char* 
   const auto f = fibers(d, s, mask, &kept);
   CHECK(r.values.length == f.size());
   if (mask != (1u << d.shape.size()) - 1) CHECK(r.reduced_shape == kept);
+  check_fibers(r, f, op, fill, d, mask, what);
+}
+
+// Compares a result's values with the reference of each fiber (exact, or within the op's tolerance).
+void check_fibers(const QueryResult& r, const std::vector<std::vector<LD>>& f, Op op, double fill, const Dense& d, uint32_t mask,
+                  const char* what) {
   for (size_t o = 0; o < f.size() && o < r.values.length; ++o) {
     LD want = reference(op, f[o], fill);
     if (op == Op::Product) want = LD(double(want));  // f64 product overflows to inf like numpy
@@ -280,6 +288,110 @@ TEST_CASE("streaming ops match the reference: every dtype, op, selection and mas
           }
     }
   }
+}
+
+// group_by (plan GROUP): the group id of selected position i of the group axis, G groups, all present.
+uint32_t group_of(uint64_t i, uint32_t groups) { return uint32_t((i * 5 + 1) % groups); }
+
+// A grouped fold against the reference: output [G, ...kept], fiber (g, kept cell) = the elements
+// whose group-axis position is in group g, in row-major order.
+QueryResult compare_grouped(const Dense& d, const Sel& s, Op op, uint32_t mask, uint32_t ga, uint32_t threads, const char* what,
+                            std::vector<uint64_t> chunk = {3, 4, 2}) {
+  const uint32_t nd = uint32_t(d.shape.size());
+  chunk.resize(nd, 2);
+  MemSource src(d.dt, d.shape, chunk, d.bytes);
+  mask |= 1u << ga;
+  QueryPlan p = make_plan(d, s, op, mask);
+  p.threads = threads;
+  const double fill = d.vals.size() > 3 ? double(d.vals[3]) : 0;
+  if (op == Op::NullCount) p.has_fill = true, p.fill = fill;
+  const uint32_t groups = uint32_t(std::min<uint64_t>(3, s.count[ga]));
+  p.group_axis = ga, p.groups = groups;
+  for (uint64_t i = 0; i < s.count[ga]; ++i) p.group_ids.push_back(group_of(i, groups));
+  const std::vector<uint8_t> wire = encode_plan(p);
+  p = decode_plan(wire.data(), wire.size(), src.catalog());
+  CHECK(p.grouped() && p.group_ids.size() == s.count[ga]);
+  QueryResult r = execute(src, p, {});
+  uint64_t kept_len = 1;
+  std::vector<uint64_t> shape{groups};
+  for (uint32_t a = 0; a < nd; ++a)
+    if (!((mask >> a) & 1)) kept_len *= s.count[a], shape.push_back(s.count[a]);
+  std::vector<std::vector<LD>> f(groups * kept_len);
+  std::vector<uint64_t> i(nd, 0);
+  uint64_t total = 1;
+  for (auto c : s.count) total *= c;
+  for (uint64_t k = 0; k < total; ++k) {
+    uint64_t src_i = 0, o = 0;
+    for (uint32_t a = 0; a < nd; ++a) {
+      src_i = src_i * d.shape[a] + s.start[a] + i[a] * s.step[a];
+      if (!((mask >> a) & 1)) o = o * s.count[a] + i[a];
+    }
+    f[group_of(i[ga], groups) * kept_len + o].push_back(d.vals[src_i]);
+    for (int a = int(nd) - 1; a >= 0; --a) {
+      if (++i[a] < s.count[a]) break;
+      i[a] = 0;
+    }
+  }
+  CHECK(r.values.length == f.size());
+  CHECK(r.reduced_shape == shape);
+  check_fibers(r, f, op, fill, d, mask, what);
+  return r;
+}
+
+TEST_CASE("grouped folds (GROUP) match the reference: every streaming op but arg_*, dtypes, selections, group axes, masks") {
+  uint64_t seed = 500;
+  for (DType dt : {DType::F32, DType::F64, DType::F16, DType::I32, DType::I64, DType::U8}) {
+    const bool fl = dtype_is_float(dt);
+    for (int specials = 0; specials < (fl ? 2 : 1); ++specials) {
+      Dense d = make_dense(dt, {7, 10, 5}, seed++, specials);
+      for (const Sel& s : selections())
+        for (uint32_t ga = 0; ga < 3; ++ga)
+          for (uint32_t m : {0u, 1u, 2u, 4u, 7u})
+            for (Op op : kStreamingOps) {
+              if (op == Op::ArgMin || op == Op::ArgMax || (op == Op::Product && !fl)) continue;
+              compare_grouped(d, s, op, m, ga, 0, specials ? "grouped specials" : "grouped");
+            }
+    }
+  }
+}
+
+TEST_CASE("grouped folds are bit-identical for threads 1, 2, 3, 8 (big tiles, segments, every group axis)") {
+  Dense d = make_dense(DType::F32, {24, 64, 40}, 77, true);
+  for (uint32_t ga = 0; ga < 3; ++ga)
+    for (uint32_t m : {0u, 1u, 4u, 7u})
+      for (Op op : {Op::Sum, Op::Mean, Op::Var, Op::NanStd, Op::Min}) {
+        const Sel s{{0, 0, 0}, {1, 1, 1}, {24, 64, 40}};
+        const QueryResult one = compare_grouped(d, s, op, m, ga, 1, "grouped threads", {8, 32, 40});
+        for (uint32_t t : {2u, 3u, 8u}) {
+          const QueryResult r = compare_grouped(d, s, op, m, ga, t, "grouped threads", {8, 32, 40});
+          CHECK(r.values.bytes == one.values.bytes);
+        }
+      }
+}
+
+TEST_CASE("GROUP section: malformed groups are TET_PLAN_INVALID") {
+  Dense d = make_dense(DType::F32, {7, 10, 5}, 3, false);
+  MemSource src(d.dt, d.shape, {3, 4, 2}, d.bytes);
+  const Sel s{{0, 0, 0}, {1, 1, 1}, {7, 10, 5}};
+  auto grouped = [&](Op op, uint32_t mask, uint32_t ga, uint32_t groups, std::vector<uint32_t> ids) {
+    QueryPlan p = make_plan(d, s, op, mask);
+    p.group_axis = ga, p.groups = groups, p.group_ids = std::move(ids);
+    return encode_plan(p);
+  };
+  const std::vector<uint32_t> ten(10, 1);
+  auto decode = [&](const std::vector<uint8_t>& w) { return decode_plan(w.data(), w.size(), src.catalog()); };
+  CHECK(decode(grouped(Op::Mean, 2, 1, 2, ten)).grouped());
+  EXPECT_CODE(decode(grouped(Op::Mean, 2, 1, 2, std::vector<uint32_t>(9, 0))), "TET_PLAN_INVALID");  // one id per position
+  EXPECT_CODE(decode(grouped(Op::Mean, 2, 1, 1, ten)), "TET_PLAN_INVALID");                          // id 1 >= 1 group
+  EXPECT_CODE(decode(grouped(Op::Mean, 1, 1, 2, ten)), "TET_PLAN_INVALID");                          // axis 1 not reduced
+  EXPECT_CODE(decode(grouped(Op::ArgMax, 2, 1, 2, ten)), "TET_PLAN_INVALID");
+  EXPECT_CODE(decode(grouped(Op::Median, 2, 1, 2, ten)), "TET_PLAN_INVALID");
+  std::vector<uint8_t> w = grouped(Op::Mean, 2, 1, 2, ten);
+  w.resize(w.size() - 4);  // an id short of the count, section length fixed up
+  const size_t sec = w.size() - (16 + 4 * 9) - 8;
+  const uint32_t len = 16 + 4 * 9;
+  std::memcpy(&w[sec + 4], &len, 4);
+  EXPECT_CODE(decode(w), "TET_PLAN_INVALID");
 }
 
 TEST_CASE("integer product and small-int sums are exact") {

@@ -18,6 +18,10 @@
 //             spill_path bytes, temp_dir bytes
 //   5 SHARD   u64 begin, u64 end, u64 of: the unit range [begin, end) of `of` units (default whole)
 //   6 DEVICE  u32 device (0 cpu, 1 gpu), u32 ordinal
+//   7 GROUP   u32 axis, u32 groups G (1..2^24), u64 n (= the axis's selected count), n x u32 group
+//             id (< G) of each selected position of the axis, in selection order. group_by on a
+//             tensor: the axis is reduced within each group (its REDUCE bit must be set), the
+//             result is [G, ...kept axes]; streaming ops other than arg_min / arg_max only.
 //
 // Wire v1 (still decoded into the same QueryPlan; encode_plan_v1 writes it for tests and seeds):
 //   0 u32 magic "TPLN"(0x4E4C5054)  4 u32 version(1)   8 u32 dataset_id   12 u32 ndim
@@ -57,7 +61,8 @@ constexpr uint32_t kPlanVersion = 2;     // what encode_plan writes
 constexpr uint32_t kPlanVersionV1 = 1;   // still decoded
 constexpr uint64_t kMaxIndexList = uint64_t(1) << 24;  // entries of one index / run list
 
-enum class SectionTag : uint32_t { Select = 1, Agg = 2, Output = 3, Exec = 4, Shard = 5, Device = 6 };
+enum class SectionTag : uint32_t { Select = 1, Agg = 2, Output = 3, Exec = 4, Shard = 5, Device = 6, Group = 7 };
+constexpr uint64_t kMaxGroups = uint64_t(1) << 24;  // GROUP: groups of one plan
 
 // How one axis is selected. Box: start + i*step. Indices / Runs: `runs` holds the selected
 // positions as ascending, disjoint, non-adjacent unit-step runs (an index list is merged into
@@ -118,7 +123,12 @@ struct QueryPlan {
   ShardRange shard;            // SHARD (carried; executing shards is not this build's job)
   Device device = Device::Cpu;  // DEVICE
   uint32_t device_ordinal = 0;
+  // GROUP (group_by): groups = 0 when the plan is not grouped; else group_ids[i] is the group of
+  // the i-th selected position of group_axis.
+  uint32_t group_axis = 0, groups = 0;
+  std::vector<uint32_t> group_ids;
 
+  bool grouped() const { return groups > 0; }
   bool has_index_axes() const {
     for (uint32_t a = 0; a < ndim && a < 8; ++a)
       if (kind[a] != AxisKind::Box) return true;
