@@ -15,7 +15,7 @@ BUILD=${TET_FUZZ_DIR:-$ROOT/build/fuzz}
 REGRESSIONS=$ROOT/test/fixtures/fuzz-regressions
 if [ -d "$ROOT/shared/conformance/fixtures" ]; then FIXTURES=$ROOT/shared/conformance/fixtures
 else FIXTURES=$ROOT/../shared/conformance/fixtures; fi
-ALL_TARGETS=(open_fuzz decode_fuzz plan_fuzz query_fuzz shard_fuzz cells_fuzz)
+ALL_TARGETS=(open_fuzz decode_fuzz plan_fuzz query_fuzz shard_fuzz cells_fuzz table_fuzz)
 
 command -v clang++ >/dev/null || { echo "error: scripts/fuzz.sh needs clang++ (libFuzzer)" >&2; exit 2; }
 

@@ -45,6 +45,16 @@ void write_seeds(const char* out) {
     tet::QueryPlan r = p;  // SHARD form 2: shard (1, 3) with a round request
     r.shard.index = 1, r.shard.count = 3, r.shard.round = {'T', 'P', 'R', '1', 1, 0, 0, 0};
     write(tet::encode_plan(r));
+    // GROUP: a streaming op other than arg_* reducing axis 0, whose positions fall in 3 groups
+    const bool groupable = p.strategy == tet::Strategy::StreamingFold && p.op != tet::Op::None &&
+                           p.op != tet::Op::ArgMin && p.op != tet::Op::ArgMax && (p.reduce_mask & 1);
+    if (groupable) {
+      tet::QueryPlan g = p;
+      g.group_axis = 0;
+      g.groups = uint32_t(std::min<uint64_t>(3, g.count[0]));
+      for (uint64_t i = 0; i < g.count[0]; ++i) g.group_ids.push_back(uint32_t(i % g.groups));
+      write(tet::encode_plan(g));
+    }
   };
   for (uint32_t id = 0; id < cat.datasets.size(); ++id) {
     const tet::DatasetInfo& d = cat.datasets[id];

@@ -1,6 +1,6 @@
 // libFuzzer target, end to end: open a fuzzed file image, then run a fixed set of queries on
 // each of its first datasets through tet::execute (streaming folds, partial reductions, preview,
-// strided selections, materialized tier-C ops). Bounded so a fuzzed catalog that declares huge
+// strided selections, materialized tier-C ops, grouped folds). Bounded so a fuzzed catalog that declares huge
 // tiles cannot turn one input into minutes of work.
 #include <algorithm>
 #include <cstdlib>
@@ -67,6 +67,18 @@ void queries(const tet::File& f, uint32_t id) {
   p.op = tet::Op::Max;
   p.reduce_mask = every_axis;
   run(f, p);
+  // group_by (GROUP): the last axis in 3 interleaved groups (runs of one group), then the first
+  // axis in 2 contiguous groups with the last axis kept
+  for (uint32_t ga : {d.ndim - 1, 0u}) {
+    p = all;
+    p.op = ga == 0 ? tet::Op::Var : tet::Op::Mean;
+    p.reduce_mask = ga == 0 && d.ndim > 1 ? 1u : every_axis;
+    p.group_axis = ga;
+    p.groups = uint32_t(std::min<uint64_t>(ga == 0 ? 2 : 3, d.shape[ga]));
+    for (uint64_t i = 0; i < d.shape[ga]; ++i)
+      p.group_ids.push_back(ga == 0 ? uint32_t(i * p.groups / d.shape[ga]) : uint32_t(i % p.groups));
+    run(f, p);
+  }
   if (d.element_count <= kMaxMaterialize) {
     p = all;
     p.op = tet::Op::Median;
