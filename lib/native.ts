@@ -220,7 +220,8 @@ export interface NativeBinding {
   /** The same on the JS thread (planQuery is synchronous). */
   tableWhereSync(file: NativeFileHandle, table: string, predicates: Uint8Array): NativeTableWhere;
   /** A table query (lib/plan/table.ts builds the plan object), run off the JS thread. */
-  fileTableQuery(file: NativeFileHandle, plan: object): Promise<NativeTableQueryResult>;
+  /** `token` (optional): a cancel token; cancel(token) stops the query with TET_CANCELLED. */
+  fileTableQuery(file: NativeFileHandle, plan: object, token?: NativeCancelToken | null): Promise<NativeTableQueryResult>;
   /** Declares a table (axis -1 = standalone); returns its id. */
   writerAddTable(w: NativeWriterHandle, name: string, dataset: string, axis: number,
     columns: { name: string; kind: number; unit: number; utc: boolean; nullable: boolean }[]): number;

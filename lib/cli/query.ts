@@ -268,7 +268,8 @@ export function registerQueryCommands(program: Command): void {
     .description(`list recent queries, newest first (N = number for \`qhist run N\`; the ${DEFAULT_LIST} newest unless --all / -n)`)
     .option('-n, --last <n>', 'only the N newest entries', nonNegativeInt)
     .option('--all', 'every recorded entry')
-    .option('--dataset <name>', 'only queries of this dataset (exact name)')
+    .option('--dataset <name>', 'only queries of this dataset or table (exact name)')
+    .option('--table <name>', 'only table queries of this table (exact name)')
     .addOption(new Option('--mode <mode>', 'only runs with -x (x) or without (plan)').choices(['x', 'plan']))
     .option('--grep <text>', 'only entries whose query or file contains TEXT (case-insensitive)')
     .option('--json', 'entries (with their mode) and the history settings as JSON')
@@ -313,6 +314,7 @@ interface ListOptions {
   last?: number;
   all?: boolean;
   dataset?: string;
+  table?: string;
   mode?: 'x' | 'plan';
   grep?: string;
   json?: boolean;
@@ -323,7 +325,9 @@ function listHistory(opts: ListOptions): void {
   const settings = historySettings();
   const numbered = readHistory().reverse().map((e, i) => ({ n: i + 1, e }));
   const grep = opts.grep?.toLowerCase();
-  const matches = (e: QueryHistoryEntry) => (opts.dataset === undefined || e.query.dataset === opts.dataset)
+  const target = (e: QueryHistoryEntry) => e.query.dataset ?? e.query.table;
+  const matches = (e: QueryHistoryEntry) => (opts.dataset === undefined || target(e) === opts.dataset)
+    && (opts.table === undefined || e.query.table === opts.table)
     && (opts.mode === undefined || entryMode(e) === opts.mode)
     && (grep === undefined || `${JSON.stringify(e.query)} ${e.tet ?? ''}`.toLowerCase().includes(grep));
   const filtered = numbered.filter(({ e }) => matches(e));
@@ -331,6 +335,7 @@ function listHistory(opts: ListOptions): void {
   const shown = filtered.slice(0, limit);
   const filter = [
     ...(opts.dataset !== undefined ? [`dataset=${opts.dataset}`] : []),
+    ...(opts.table !== undefined ? [`table=${opts.table}`] : []),
     ...(opts.mode !== undefined ? [`mode=${opts.mode}`] : []),
     ...(opts.grep !== undefined ? [`grep~${opts.grep}`] : []),
   ];
@@ -338,10 +343,10 @@ function listHistory(opts: ListOptions): void {
     process.stdout.write(JSON.stringify({
       settings,
       total: numbered.length,
-      ...(filter.length ? { filter: { dataset: opts.dataset ?? null, mode: opts.mode ?? null, grep: opts.grep ?? null } } : {}),
+      ...(filter.length ? { filter: { dataset: opts.dataset ?? null, table: opts.table ?? null, mode: opts.mode ?? null, grep: opts.grep ?? null } } : {}),
       matched: filtered.length,
       entries: shown.map(({ n, e }) => ({ n, at: e.at, mode: entryMode(e), execute: e.execute, tet: e.tet,
-        dataset: e.query.dataset, query: e.query })),
+        dataset: e.query.dataset ?? null, ...(e.query.table !== undefined ? { table: e.query.table } : {}), query: e.query })),
     }, null, 2) + '\n');
     return;
   }

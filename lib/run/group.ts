@@ -19,12 +19,12 @@ export async function axisGroups(g: TensorGroupBy, planned: PlannedQuery, signal
   if (signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the query was cancelled');
   const exec = planned.doc.execution ?? {};
   const { table, column } = g.source;
-  const r = await runNative(signal, () => binding().fileTableQuery(handle, {
+  const r = await runNative(signal, (token) => binding().fileTableQuery(handle, {
     table: table.name, where: [], mode: 'reduce', op: OP_CODE.count, countRows: true,
     groupBy: [nativeGroupKey(column.name, g.transform)], rowGroups: true,
     ...(exec.threads !== undefined ? { threads: exec.threads } : {}),
     ...(exec.memory_budget_bytes !== undefined ? { memoryBudgetBytes: exec.memory_budget_bytes } : {}),
-  }));
+  }, token));
   const length = planned.dataset!.shape[g.axis];
   if (!r.groupKeys || !r.rowGroups || r.rowGroups.length !== length) {
     throw new TetError('TET_INTERNAL', `group_by: axis table ${JSON.stringify(table.name)} gave ${r.rowGroups?.length ?? 0} row groups for an axis of ${length}`);

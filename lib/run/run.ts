@@ -94,7 +94,7 @@ async function runTableQuery(target: QueryTarget, doc: QueryDocument, opts: RunQ
   if (opts.signal?.aborted) throw cancelled();
   const native = binding();
   const handle = target.native as NativeFileHandle;
-  const result = await runNative(opts.signal, () => native.fileTableQuery(handle, planned.native));
+  const result = await runNative(opts.signal, (token) => native.fileTableQuery(handle, planned.native, token));
   return tableResponse(planned, target.path, result);
 }
 

@@ -342,6 +342,8 @@ template <class S, class T, class F> struct PartialFold {
     TileCache cache(run.fetcher);
     const bool blocked = !wu.last_reduced && F::blocked(k);
     const bool group_last = wu.groups && wu.group_axis == last;
+    std::vector<BoxState<F>> gtmp(parts);  // group_last: per-slot tile scratch states
+    std::vector<fold::RowScratch> gblk(parts);
 
     pool.parallel_for(t1 - t0, threads, [&](uint64_t tk, uint32_t slot) {
       const uint64_t ti = t0 + tk;
@@ -381,19 +383,20 @@ template <class S, class T, class F> struct PartialFold {
           for (uint32_t a : wu.reduced) fib += (ts.sel0[a] + idx[a]) * wu.fib_stride[a];
           return fib;
         };
-        // Runs with the same box range are batched (fiber order kept) for the row kernels.
+        // Runs with the same box range are batched (fiber order kept) for the row kernels, into
+        // `soa` (and its block scratch `rs`) at the element `j_of(idx)` of each run's first value.
         const T* xs[fold::kMaxRows];
         uint64_t fibs[fold::kMaxRows];
-        size_t bk = 0;
-        uint64_t bj0 = 0, bn = 0;
-        auto flush_batch = [&] {
-          if (bk == 0) return;
-          F::consume_rows(k, st.soa, blk, bj0, xs, fibs, bk, bn);
-          bk = 0;
-        };
-        auto scan = [&](uint64_t e0, uint64_t e1) {
+        auto scan_rows = [&](typename F::Soa& soa, fold::RowScratch& rs, uint64_t e0, uint64_t e1, auto&& j_of) {
+          size_t bk = 0;
+          uint64_t bj0 = 0, bn = 0;
+          auto flush_batch = [&] {
+            if (bk == 0) return;
+            F::consume_rows(k, soa, rs, bj0, xs, fibs, bk, bn);
+            bk = 0;
+          };
           Selection::for_each_run(ts, nd, e0, e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
-            const uint64_t j0 = elem_of(bx, ts, idx);
+            const uint64_t j0 = j_of(idx);
             if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || n != bn)) flush_batch();
             xs[bk] = load(off, n, bk);
             fibs[bk] = fiber_of(idx);
@@ -401,26 +404,37 @@ template <class S, class T, class F> struct PartialFold {
           });
           flush_batch();
         };
+        auto scan = [&](uint64_t e0, uint64_t e1) {
+          scan_rows(st.soa, blk, e0, e1, [&](const Axes& idx) { return elem_of(bx, ts, idx); });
+        };
+        // group_by along the last axis: the tile's rows go through the row kernels into a scratch
+        // state per (kept element, position along the axis), which then merges into the groups'
+        // slabs position by position (one merge per position and kept element, not per value).
+        const uint64_t ng = ts.n[last];
+        BoxState<F>& gt = gtmp[slot];
+        if (group_last) {
+          init(gt, bx.inner * ng);
+          if (F::blocked(k)) F::reserve(k, gblk[slot], bx.inner * ng);
+        }
+        auto group_scan = [&](uint64_t e0, uint64_t e1) {
+          scan_rows(gt.soa, gblk[slot], e0, e1,
+                    [&](const Axes& idx) { return box_index(bx, wu.kept, ts.sel0, idx) * ng + idx[last]; });
+          if (F::blocked(k)) F::flush(k, gt.soa, gblk[slot]);
+        };
+        auto group_merge = [&] {
+          const uint32_t* g = wu.gid + ts.sel0[last];
+          for (uint64_t j = 0; j < bx.inner; ++j)
+            for (uint64_t p = 0; p < ng; ++p)
+              fold::ops::soa_merge<F, T>(k, st.soa, j + uint64_t(g[p]) * bx.inner, gt.soa, j * ng + p, 1);
+        };
         // every unit of this tile inside this task
         uint64_t w = u;
         try {
           for (; w < task.u1 && wu.units[w].piece == unit.piece; ++w) {
-            if (wu.last_reduced) {
+            if (group_last) {
+              group_scan(wu.units[w].e0, wu.units[w].e1);
+            } else if (wu.last_reduced) {
               Selection::for_each_run(ts, nd, wu.units[w].e0, wu.units[w].e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
-                if (group_last) {  // group_by along the last axis: one state per run of equal group ids
-                  const T* x = load(off, n, 0);
-                  const uint64_t j = box_index(bx, wu.kept, ts.sel0, idx);
-                  const uint32_t* g = wu.gid + ts.sel0[last] + idx[last];
-                  for (uint64_t i = 0; i < n;) {
-                    uint64_t e = i + 1;
-                    while (e < n && g[e] == g[i]) ++e;
-                    State b;
-                    F::consume(k, b, x + i, e - i);
-                    fold::ops::soa_merge_state<F, T>(k, st.soa, j + uint64_t(g[i]) * bx.inner, b);
-                    i = e;
-                  }
-                  return;
-                }
                 State b;
                 F::consume(k, b, load(off, n, 0), n);
                 if constexpr (kIsArg<F, T>)
@@ -438,6 +452,7 @@ template <class S, class T, class F> struct PartialFold {
             for (; w < task.u1 && wu.units[w].piece == unit.piece; ++w) cache.release(ts.linear_chunk);
           throw;
         }
+        if (group_last) group_merge();
         u = w;
       }
       done(ti, st);

@@ -453,8 +453,11 @@ Napi::Value ValueColumnToJs(Napi::Env env, const query::ValueColumn& c) {
 
 class TableQueryWorker : public PromiseWorker {
  public:
-  TableQueryWorker(Napi::Env env, std::shared_ptr<File> file, query::TableQueryPlan plan, query::ExecLimits limits)
-      : PromiseWorker(env, "tetration:tableQuery"), file_(std::move(file)), plan_(std::move(plan)), limits_(limits) {}
+  TableQueryWorker(Napi::Env env, std::shared_ptr<File> file, query::TableQueryPlan plan, query::ExecLimits limits, CancelFlag cancel)
+      : PromiseWorker(env, "tetration:tableQuery"), file_(std::move(file)), plan_(std::move(plan)), limits_(limits),
+        cancel_(std::move(cancel)) {
+    limits_.cancel = cancel_.get();
+  }
 
  protected:
   void Run() override {
@@ -515,6 +518,7 @@ class TableQueryWorker : public PromiseWorker {
   std::shared_ptr<File> file_;
   query::TableQueryPlan plan_;
   query::ExecLimits limits_;
+  CancelFlag cancel_;  // owned here: limits_.cancel points into it
   query::TableQueryResult res_;
   double seconds_ = 0;
 };
@@ -530,7 +534,8 @@ Napi::Value FileTableQuery(const Napi::CallbackInfo& info) {
     query::ExecLimits limits;
     if (o.Has("threads")) limits.threads = uint32_t(std::min<uint64_t>(U64Of(env, o.Get("threads"), "plan.threads"), 4096));
     if (o.Has("memoryBudgetBytes")) limits.memory_budget_bytes = U64Of(env, o.Get("memoryBudgetBytes"), "plan.memoryBudgetBytes");
-    return (new TableQueryWorker(env, std::move(file), std::move(plan), limits))->Start();
+    CancelFlag cancel = info.Length() > 2 ? UnwrapCancel(info[2]) : nullptr;
+    return (new TableQueryWorker(env, std::move(file), std::move(plan), limits, std::move(cancel)))->Start();
   });
 }
 

@@ -188,6 +188,7 @@ struct QueryCtx {
   const RowSet* sel;
   BudgetMeter& meter;
   uint32_t threads;
+  const std::atomic<bool>* cancel;
 };
 
 template <class T, class F> class Reducer {
@@ -502,7 +503,7 @@ void run_scalar(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& r
       red.block(*a, q.tb.block(col, b), sel, n, s.value);
     }
     merger.done(u, std::move(a));
-  });
+  }, q.cancel);
   if (q.plan.op == Op::Histogram) return histogram_of(q.plan, total.gathered, res);
   red.finalize(total, res.values);
 }
@@ -854,7 +855,7 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     }
     for (uint32_t i : p->dense) local[i] = ~uint32_t(0);
     merger.done(u, std::move(p));
-  });
+  }, q.cancel);
   std::vector<uint32_t> order(global.map.size());
   for (uint32_t g = 0; g < order.size(); ++g) order[g] = g;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -1025,7 +1026,7 @@ std::vector<uint64_t> ordered_rows(const QueryCtx& q) {
         }
     }
     merger.done(u, std::move(t));
-  });
+  }, q.cancel);
   std::sort(global.heap.begin(), global.heap.end(), [&](const Candidate& a, const Candidate& b) { return keys.before(a, b); });
   std::vector<uint64_t> rows;
   for (uint64_t i = plan.offset; i < global.heap.size(); ++i) rows.push_back(global.heap[i].row);
@@ -1184,7 +1185,7 @@ TableQueryResult run_table_query(const TablesRegion& region, const TableQueryPla
   cells::WhereResult where;
   const bool filtered = !plan.where.empty();
   if (filtered) {
-    where = cells::evaluate_where(region, plan.table, plan.where, limits.threads);
+    where = cells::evaluate_where(region, plan.table, plan.where, limits.threads, limits.cancel);
     res.where = where.plan;
   } else {
     res.where.rows = res.where.selected = info.rows;
@@ -1202,7 +1203,7 @@ TableQueryResult run_table_query(const TablesRegion& region, const TableQueryPla
     for (const GroupKey& g : plan.group_by) load(g.column);
   }
   BudgetMeter meter(limits.memory_budget_bytes);
-  const QueryCtx q{tb, plan, filtered ? &where.rows : nullptr, meter, limits.threads};
+  const QueryCtx q{tb, plan, filtered ? &where.rows : nullptr, meter, limits.threads, limits.cancel};
   if (plan.mode == TableQueryPlan::Mode::Rows) run_rows(q, res);
   else run_reduce(q, res);
   return res;

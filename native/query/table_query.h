@@ -16,6 +16,7 @@
 // / Sequence in the encoded domain) without decoding. Median / quantile gather the selected
 // present values (bounded by the memory budget) and select.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -77,6 +78,7 @@ struct TableQueryPlan {
 struct ExecLimits {
   uint32_t threads = 0;                 // 0 = every core
   uint64_t memory_budget_bytes = 0;     // 0 = no limit
+  const std::atomic<bool>* cancel = nullptr;  // set: the query stops with TET_CANCELLED
 };
 
 // One typed result column: values + validity (empty valid = every entry present).

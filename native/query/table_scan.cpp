@@ -59,15 +59,20 @@ Units::Units(uint64_t b, uint64_t min_blocks, uint64_t max_units) : blocks(b) {
   count = (b + per - 1) / per;
 }
 
-uint32_t run_units(const Units& units, uint32_t threads, const std::function<void(uint64_t, uint32_t)>& fn) {
+uint32_t run_units(const Units& units, uint32_t threads, const std::function<void(uint64_t, uint32_t)>& fn,
+                   const std::atomic<bool>* cancel) {
   if (units.count == 0) return 1;
+  auto unit = [&](uint64_t u, uint32_t slot) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) throw Error(Code::TET_CANCELLED, "the table query was cancelled");
+    fn(u, slot);
+  };
   exec::ThreadPool& pool = exec::ThreadPool::instance();
   if (threads == 1 || units.count == 1) {
-    for (uint64_t u = 0; u < units.count; ++u) fn(u, 0);
+    for (uint64_t u = 0; u < units.count; ++u) unit(u, 0);
     return 1;
   }
   const uint32_t used = pool.participants(units.count, threads);
-  pool.parallel_for(units.count, threads, fn);
+  pool.parallel_for(units.count, threads, unit);
   return used;
 }
 

@@ -53,7 +53,9 @@ struct Units {
 };
 
 // Runs fn(unit, slot) over the units on the pool; slots index per-thread scratch.
-uint32_t run_units(const Units& units, uint32_t threads, const std::function<void(uint64_t unit, uint32_t slot)>& fn);
+// Before each unit, a set `cancel` stops the run with TET_CANCELLED.
+uint32_t run_units(const Units& units, uint32_t threads, const std::function<void(uint64_t unit, uint32_t slot)>& fn,
+                   const std::atomic<bool>* cancel = nullptr);
 
 // Merges unit results in unit order as they complete: a finished unit is parked until every
 // unit before it has been merged. Memory is the out-of-order window, not all units.

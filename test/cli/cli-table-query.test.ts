@@ -26,6 +26,10 @@ beforeAll(async () => {
       n: { kind: 'int', values: [10, 20, 30, 40, 50, 60] },
     },
   });
+  // a tensor with an axis table for group_by: temp[time 3, station 4] = 0..11
+  w.addDataset({ name: 'temp', dtype: 'f32', shape: [3, 4], chunkShape: [2, 2], data: Float32Array.from({ length: 12 }, (_, i) => i) });
+  w.setMetadata('temp', { dim_names: ['time', 'station'] });
+  w.addTable({ name: 'st', axis: { dataset: 'temp', dim: 'station' }, columns: { c: { kind: 'str', values: ['a', 'b', 'a', 'c'] } } });
   await w.commit();
 });
 
@@ -102,5 +106,38 @@ describe.skipIf(!ready)('tet query on tables', () => {
     expect(tet(composite, '-q').out.trim()).toBe(
       'table=obs status=ok rows=6 selected=6 op=count groups=6 keys=[(DE,0),(DE,20),(DE,60),(FR,20),(FR,40),(null,40)] count=[1,1,1,1,1,1]');
     expect(tet(rows, '-q').out.trim()).toBe('table=obs status=ok rows=6 selected=5 returned=5 columns=[g,x]');
+  });
+
+  // group_by on a tensor: stations a = {0, 2}, b = {1}, c = {3} of temp = [[0 1 2 3], [4 5 6 7], [8 9 10 11]]
+  it('tensor group_by: json, table (key, positions, values) and quiet', () => {
+    const scalar = { dataset: 'temp', group_by: 'station.c', sum: [] };
+    const ex = JSON.parse(tet(scalar, '--format', 'json').out).execution;
+    expect(ex.group_keys).toEqual(['a', 'b', 'c']);
+    expect(ex.group_counts).toEqual([2, 1, 1]);
+    expect(ex.operation_grouped_sum).toEqual([30, 15, 21]);
+    expect(ex.operation_reduced_shape).toEqual([3]);
+    const g = gridRows(tet(scalar, '--format', 'table').out);
+    const at = g.findIndex((row) => row[0] === 'station.c');
+    expect(g.slice(at)).toEqual([['station.c', 'positions', 'sum'], ['a', '2', '30'], ['b', '1', '15'], ['c', '1', '21']]);
+    const kept = { dataset: 'temp', group_by: 'station.c', mean: ['station'] };
+    const k = gridRows(tet(kept, '--format', 'table').out);
+    const at2 = k.findIndex((row) => row[0] === 'station.c');
+    expect(k.slice(at2)).toEqual([['station.c', 'positions', 'mean [3]'], ['a', '2', '[1,5,9]'], ['b', '1', '[1,5,9]'], ['c', '1', '[3,7,11]']]);
+    expect(tet(scalar, '-q').out.trim()).toBe('dataset=temp status=ok elements=12 op=sum groups=3 keys=[a,b,c] axes=[0,1] values=[30,15,21] reduced_shape=3');
+  });
+
+  it('qhist lists table and group_by queries by their table or dataset, and re-runs them', () => {
+    const h = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { env, encoding: 'utf8', timeout: 30_000 });
+    tet({ table: 'obs', count: [] }, '-q');
+    tet({ dataset: 'temp', group_by: 'station.c', max: [] }, '-q');
+    const byTable = JSON.parse(h('qhist', 'list', '--table', 'obs', '--json').stdout);
+    expect(byTable.entries.length).toBeGreaterThan(0);
+    expect(byTable.entries.every((e: { table?: string; dataset: unknown }) => e.table === 'obs' && e.dataset === null)).toBe(true);
+    expect(JSON.parse(h('qhist', 'list', '--dataset', 'obs', '--json').stdout).matched).toBe(byTable.matched);
+    const temp = JSON.parse(h('qhist', 'list', '--dataset', 'temp', '-n', '1', '--json').stdout);
+    expect(temp.entries[0].query).toEqual({ dataset: 'temp', group_by: 'station.c', max: [] });
+    const rerun = h('qhist', 'run', String(temp.entries[0].n), '-q');
+    expect(rerun.status, rerun.stderr).toBe(0);
+    expect(rerun.stdout.trim()).toBe('dataset=temp status=ok elements=12 op=max groups=3 keys=[a,b,c] axes=[0,1] values=[10,9,11] reduced_shape=3');
   });
 });
