@@ -6,6 +6,7 @@
 #include "exec/fold_driver.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "exec/output_box.h"
@@ -395,6 +396,40 @@ template <class S, class T, class F> struct PartialFold {
             F::consume_rows(k, soa, rs, bj0, xs, fibs, bk, bn);
             bk = 0;
           };
+          if (ts.nruns[last] > 1) {
+            // An index / run list on the last axis: the runs of one row, adjacent in selection
+            // order (so in the box), are gathered into one buffer row and fold as one run.
+            Axes pidx{};
+            uint64_t pn = 0;
+            T* dst = nullptr;
+            auto emit = [&] {
+              if (pn == 0) return;
+              const uint64_t j0 = j_of(pidx);
+              if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || pn != bn)) {
+                flush_batch();
+                std::memmove(buf.data(), dst, pn * sizeof(T));  // the row moves to slot 0 of the new batch
+                dst = buf.data();
+              }
+              xs[bk] = dst;
+              fibs[bk] = fiber_of(pidx);
+              bj0 = j0, bn = pn, ++bk, pn = 0;
+            };
+            Selection::for_each_run(ts, nd, e0, e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
+              bool cont = pn > 0 && idx[last] == pidx[last] + pn;
+              for (uint32_t a = 0; cont && a < last; ++a) cont = idx[a] == pidx[a];
+              if (!cont) {
+                emit();
+                if (bk == fold::kMaxRows) flush_batch();
+                pidx = idx;
+                dst = buf.data() + bk * max_run;
+              }
+              load_elems<S, T>(v.data + off * sizeof(S), 1, n, dst + pn);
+              pn += n;
+            });
+            emit();
+            flush_batch();
+            return;
+          }
           Selection::for_each_run(ts, nd, e0, e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
             const uint64_t j0 = j_of(idx);
             if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || n != bn)) flush_batch();
