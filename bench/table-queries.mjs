@@ -18,21 +18,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flag, log, opt } from './lib/script.mjs';
+import { flag, log, medianMs, opt, positiveInt } from './lib/script.mjs';
 import { DUCKDB_MACROS, OBS_SCHEMA, HOUR_US, TS0_US, batchBuffers, eventId, fillBatch, mixed, obsSelectSql, splitmix64Of, stationTable } from './lib/obs.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
 const THREADS = 2;
 const O = {
-  rows: Number(opt('--rows', '10000000')),
-  reps: Number(opt('--reps', '5')),
+  rows: positiveInt('--rows', '10000000'),
+  reps: positiveInt('--reps', '5'),
   out: opt('--out', path.join(HERE, 'results', 'table-queries-latest.md')),
   keep: flag('--keep'),
 };
-for (const k of ['rows', 'reps']) {
-  if (!Number.isSafeInteger(O[k]) || O[k] < 1) throw new Error(`--${k} must be a positive integer`);
-}
 if (O.rows < 2 * 24 * 10_000) throw new Error('--rows must cover two days (480,000 rows) for Q1b');
 
 /** The spec's DuckDB times (100 M rows, 2-core machine), shown for reference. */
@@ -150,17 +147,6 @@ async function buildDuck(file, rows) {
   return { conn, instance };
 }
 
-async function timed(fn, reps) {
-  await fn();  // warm
-  const ms = [];
-  for (let k = 0; k < reps; k++) {
-    const t = performance.now();
-    await fn();
-    ms.push(performance.now() - t);
-  }
-  ms.sort((a, b) => a - b);
-  return ms[Math.floor(ms.length / 2)];
-}
 
 // ---- main ---------------------------------------------------------------------------------
 
@@ -195,8 +181,8 @@ async function main() {
     }
     const results = [];
     for (const q of QUERIES) {
-      const tet = await timed(() => tetRun(q), O.reps);
-      const dk = await timed(() => duckRun(q), O.reps);
+      const tet = await medianMs(() => tetRun(q), O.reps);
+      const dk = await medianMs(() => duckRun(q), O.reps);
       results.push({ ...q, tet, duck: dk });
       log(`${q.id}: tetration ${tet.toFixed(2)} ms, DuckDB ${dk.toFixed(2)} ms`);
     }

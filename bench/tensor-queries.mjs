@@ -21,21 +21,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flag, log, opt } from './lib/script.mjs';
+import { flag, log, medianMs, opt, positiveInt } from './lib/script.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
 const THREADS = 2;
 const O = {
-  time: Number(opt('--time', '8760')),
-  stations: Number(opt('--stations', '2048')),
-  reps: Number(opt('--reps', '5')),
+  time: positiveInt('--time', '8760'),
+  stations: positiveInt('--stations', '2048'),
+  reps: positiveInt('--reps', '5'),
   out: opt('--out', path.join(HERE, 'results', 'tensor-queries-latest.md')),
   keep: flag('--keep'),
 };
-for (const k of ['time', 'stations', 'reps']) {
-  if (!Number.isSafeInteger(O[k]) || O[k] < 1) throw new Error(`--${k} must be a positive integer`);
-}
 const T = O.time, S = O.stations;
 const COUNTRIES = Array.from({ length: 40 }, (_, i) => String.fromCharCode(65 + (i % 26)) + String.fromCharCode(65 + Math.floor(i / 26) * 7 + (i % 5)));
 const T0_MS = Date.UTC(2020, 0, 1);
@@ -109,17 +106,6 @@ for name, fn in (('T1', t1), ('T2', t2), ('T3', t3), ('T4', t4)):
 print(json.dumps(out))
 `;
 
-async function timed(fn, reps) {
-  await fn();
-  const ms = [];
-  for (let k = 0; k < reps; k++) {
-    const t = performance.now();
-    await fn();
-    ms.push(performance.now() - t);
-  }
-  ms.sort((a, b) => a - b);
-  return ms[Math.floor(ms.length / 2)];
-}
 
 function sameValues(id, a, b) {
   if (a.length !== b.length) throw new Error(`${id}: tetration gives ${a.length} values, numpy ${b.length}`);
@@ -166,7 +152,7 @@ async function main() {
       sameValues(q.id, values, np[q.id].values);
       const shape = ex.operation_reduced_shape;
       log(`${q.id} answers agree: shape [${shape}]`);
-      const tet = await timed(() => run(q), O.reps);
+      const tet = await medianMs(() => run(q), O.reps);
       results.push({ ...q, shape, tet, numpy: np[q.id].ms });
       log(`${q.id}: tetration ${tet.toFixed(2)} ms, numpy ${np[q.id].ms.toFixed(2)} ms`);
     }

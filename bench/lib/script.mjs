@@ -1,5 +1,5 @@
-// What the bench scripts share at the top: a log with seconds since start (stderr), and
-// `--name value` options from argv.
+// What the bench scripts share: a log with seconds since start (stderr), `--name value` options
+// from argv, and the warm median of a timed call.
 const T0 = performance.now();
 
 /** console.error with the seconds since the script started. */
@@ -13,3 +13,23 @@ export const opt = (name, dflt) => {
 };
 /** Whether the bare flag is in argv. */
 export const flag = (name) => argv.includes(name);
+
+/** `--name N` as a positive integer (throws naming the option otherwise). */
+export const positiveInt = (name, dflt) => {
+  const v = Number(opt(name, dflt));
+  if (!Number.isSafeInteger(v) || v < 1) throw new Error(`${name} must be a positive integer, got ${opt(name, dflt)}`);
+  return v;
+};
+
+/** Runs `fn` once to warm up, then `reps` times; the median wall time in ms. */
+export async function medianMs(fn, reps) {
+  await fn();
+  const ms = [];
+  for (let k = 0; k < reps; k++) {
+    const t = performance.now();
+    await fn();
+    ms.push(performance.now() - t);
+  }
+  ms.sort((a, b) => a - b);
+  return ms[Math.floor(ms.length / 2)];
+}

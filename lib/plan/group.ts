@@ -11,10 +11,9 @@ import { TetError, TetQueryError } from '../errors';
 import { groupKeys, type QueryDocument, type ReductionName } from '../query/document';
 import type { TableColumnInfo, TableInfo } from '../tables/io';
 import type { DatasetInfo, DatasetMetadata } from '../types';
-import { resolveAxisToken } from './axes';
 import { storedKeyTransform, type StoredKeyTransform } from './literals';
 import type { AxisRange } from './selection';
-import { axisCandidates, axisKey, compareBytes, describeSources, schemaIn, type LabelsTable } from './where';
+import { axisCandidates, axisKey, compareBytes, resolveAxisColumn, type LabelsTable } from './where';
 
 /** A key value in JSON form (lib/tables/values.ts: dates / timestamps as text, big ints as bigint). */
 export type GroupKeyValue = boolean | number | bigint | string | null;
@@ -66,29 +65,8 @@ export function resolveTensorGroupBy(doc: QueryDocument, op: ReductionName | nul
   const at = Array.isArray(doc.group_by) ? '$.group_by[0]' : '$.group_by';
   const ndim = ds.shape.length;
   const key = (a: number) => axisKey(meta, ndim, a);
-  const all = axisCandidates(ds, meta, tables);
-  let cands = all;
-  if (spec.axis !== undefined) {
-    const a = resolveAxisToken(spec.axis, ndim, meta, `${at}.axis`);
-    cands = all.filter((c) => c.axis === a);
-    if (cands.length === 0) {
-      throw new TetQueryError('TET_QUERY_WHERE_AXIS',
-        `query ${at}: axis ${JSON.stringify(key(a))} of dataset ${JSON.stringify(ds.name)} has no axis table and no coordinate labels ` +
-        `(${describeSources(all, key)})`);
-    }
-  }
-  const having = cands.filter((c) => schemaIn(c.source, spec.column) !== null);
-  if (having.length === 0) {
-    throw new TetQueryError('TET_QUERY_UNKNOWN_COLUMN',
-      `query ${at}.column: expected a column of ${spec.axis !== undefined ? 'that axis\'s table' : 'an axis table of the dataset'}, ` +
-      `found ${JSON.stringify(spec.column)} (${describeSources(cands, key)})`);
-  }
-  if (having.length > 1) {
-    throw new TetQueryError('TET_QUERY_GROUP_BY',
-      `query ${at}: column ${JSON.stringify(spec.column)} is in ${having.length} axis tables (${describeSources(having, key)}); ` +
-      (spec.axis === undefined ? 'name the axis ("axis.column" or "axis")' : 'rename one of the columns'));
-  }
-  const c = having[0];
+  const c = resolveAxisColumn(axisCandidates(ds, meta, tables), ds, meta, spec, at, 'TET_QUERY_GROUP_BY',
+    'name the axis ("axis.column" or "axis")');
   if (c.source.kind === 'table') {
     const column = c.source.table.columns.find((x) => x.name === spec.column)!;
     return {

@@ -157,13 +157,13 @@ export function labelsTable(meta: DatasetMetadata, ndim: number, axis: number): 
 /** An axis with one of its tables (a stored axis table, or the labels table when it has none). */
 export interface Candidate { axis: number; source: WhereSource }
 
-export function sourceColumns(s: WhereSource): string[] {
+function sourceColumns(s: WhereSource): string[] {
   return s.kind === 'table' ? s.table.columns.map((c) => c.name) : [s.labels.column];
 }
 function sourceName(s: WhereSource): string {
   return s.kind === 'table' ? `table ${JSON.stringify(s.table.name)}` : 'coordinate labels';
 }
-export function schemaIn(s: WhereSource, column: string): ResolvedColumnSchema | null {
+function schemaIn(s: WhereSource, column: string): ResolvedColumnSchema | null {
   if (s.kind === 'labels') return s.labels.column === column ? { kind: s.labels.kind, nullable: false } : null;
   const c = s.table.columns.find((x) => x.name === column);
   return c ? resolvedSchema(c) : null;
@@ -175,7 +175,7 @@ export function axisKey(meta: DatasetMetadata, ndim: number, axis: number): stri
   return names ? names[axis] : String(axis);
 }
 
-export function describeSources(cands: readonly Candidate[], key: (a: number) => string): string {
+function describeSources(cands: readonly Candidate[], key: (a: number) => string): string {
   if (cands.length === 0) return 'the dataset has no axis tables and no coordinate labels';
   return cands.map((c) => `axis ${JSON.stringify(key(c.axis))} (${sourceName(c.source)}: ${sourceColumns(c.source).join(', ')})`).join('; ');
 }
@@ -196,6 +196,42 @@ export function axisCandidates(ds: DatasetInfo, meta: DatasetMetadata, tables: r
 }
 
 /**
+ * The axis and table of a column named by a predicate or a group key (`axis` optional: then
+ * exactly one axis table of the dataset must have the column). Errors name the document path
+ * `at`: TET_QUERY_UNKNOWN_DIMENSION / TET_QUERY_AXIS_OUT_OF_RANGE (bad `axis`),
+ * TET_QUERY_WHERE_AXIS (the named axis has no table and no labels), TET_QUERY_UNKNOWN_COLUMN,
+ * `ambiguous` (the column is on several tables; `hint` says what to do without an `axis`).
+ */
+export function resolveAxisColumn(all: readonly Candidate[], ds: DatasetInfo, meta: DatasetMetadata,
+  ref: { axis?: string | number; column: string }, at: string, ambiguous: 'TET_QUERY_WHERE_AXIS' | 'TET_QUERY_GROUP_BY',
+  hint: string): Candidate {
+  const ndim = ds.shape.length;
+  const key = (a: number) => axisKey(meta, ndim, a);
+  let cands = all;
+  if (ref.axis !== undefined) {
+    const a = resolveAxisToken(ref.axis, ndim, meta, `${at}.axis`);
+    cands = all.filter((c) => c.axis === a);
+    if (cands.length === 0) {
+      throw new TetQueryError('TET_QUERY_WHERE_AXIS',
+        `query ${at}.axis: axis ${JSON.stringify(key(a))} of dataset ${JSON.stringify(ds.name)} has no axis table and no coordinate labels ` +
+        `(${describeSources(all, key)})`);
+    }
+  }
+  const having = cands.filter((c) => schemaIn(c.source, ref.column) !== null);
+  if (having.length === 0) {
+    throw new TetQueryError('TET_QUERY_UNKNOWN_COLUMN',
+      `query ${at}.column: expected a column of ${ref.axis !== undefined ? 'that axis\'s table' : 'an axis table of the dataset'}, ` +
+      `found ${JSON.stringify(ref.column)} (${describeSources(cands, key)})`);
+  }
+  if (having.length > 1) {
+    throw new TetQueryError(ambiguous,
+      `query ${at}: column ${JSON.stringify(ref.column)} is in ${having.length} axis tables (${describeSources(having, key)}); ` +
+      (ref.axis === undefined ? hint : 'rename one of the columns'));
+  }
+  return having[0];
+}
+
+/**
  * Resolves a where against a dataset: every predicate to an axis and a table (`axis` may be
  * omitted when exactly one axis table of the dataset has the column), its literals converted.
  * Errors: TET_QUERY_UNKNOWN_DIMENSION / TET_QUERY_AXIS_OUT_OF_RANGE (bad `axis`),
@@ -210,29 +246,7 @@ export function resolveWhere(where: readonly WherePredicate[], ds: DatasetInfo, 
   const all = axisCandidates(ds, meta, tables);
   const groups = new Map<Candidate, LoweredPredicate[]>();
   where.forEach((p, i) => {
-    const at = `$.where[${i}]`;
-    let cands = all;
-    if (p.axis !== undefined) {
-      const a = resolveAxisToken(p.axis, ndim, meta, `${at}.axis`);
-      cands = all.filter((c) => c.axis === a);
-      if (cands.length === 0) {
-        throw new TetQueryError('TET_QUERY_WHERE_AXIS',
-          `query ${at}.axis: axis ${JSON.stringify(key(a))} of dataset ${JSON.stringify(ds.name)} has no axis table and no coordinate labels ` +
-          `(${describeSources(all, key)})`);
-      }
-    }
-    const having = cands.filter((c) => schemaIn(c.source, p.column) !== null);
-    if (having.length === 0) {
-      throw new TetQueryError('TET_QUERY_UNKNOWN_COLUMN',
-        `query ${at}.column: expected a column of ${p.axis !== undefined ? 'that axis\'s table' : 'an axis table of the dataset'}, ` +
-        `found ${JSON.stringify(p.column)} (${describeSources(cands, key)})`);
-    }
-    if (having.length > 1) {
-      throw new TetQueryError('TET_QUERY_WHERE_AXIS',
-        `query ${at}: column ${JSON.stringify(p.column)} is in ${having.length} axis tables (${describeSources(having, key)}); ` +
-        (p.axis === undefined ? 'name the axis with "axis"' : 'rename one of the columns'));
-    }
-    const c = having[0];
+    const c = resolveAxisColumn(all, ds, meta, p, `$.where[${i}]`, 'TET_QUERY_WHERE_AXIS', 'name the axis with "axis"');
     const lowered = lowerPredicate(p, i, schemaIn(c.source, p.column)!);
     const list = groups.get(c);
     if (list) list.push(lowered);

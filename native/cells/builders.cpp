@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "tet/error.h"
+#include "util/bits.h"
 
 namespace tet::cells {
 
@@ -100,7 +101,7 @@ Staged normalized(Staged s) {
     return s;
   }
   s.valid = 0;
-  for (uint32_t w = 0; w < kMaskBytes / 8; ++w) s.valid += static_cast<uint32_t>(__builtin_popcountll(s.validity[w]));
+  for (uint32_t w = 0; w < kMaskBytes / 8; ++w) s.valid += static_cast<uint32_t>(tet::popcount64(s.validity[w]));
   if (s.valid == s.len) s.validity = nullptr;
   return s;
 }

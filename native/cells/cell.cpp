@@ -5,6 +5,7 @@
 #include <new>
 
 #include "tet/error.h"
+#include "util/bits.h"
 
 namespace tet::cells {
 
@@ -58,7 +59,7 @@ uint64_t valid_count(const Cell& c) {
   for (uint64_t w = 0; w < full; ++w) {
     uint64_t word;
     std::memcpy(&word, v + 8 * w, 8);
-    n += static_cast<uint64_t>(__builtin_popcountll(word));
+    n += static_cast<uint64_t>(tet::popcount64(word));
   }
   for (uint64_t i = full * 64; i < c.len; ++i) n += row_valid(v, i) ? 1 : 0;
   return n;

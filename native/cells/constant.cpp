@@ -8,6 +8,7 @@
 #include "cells/numeric.h"
 #include "tet/error.h"
 #include "util/checked.h"
+#include "util/bits.h"
 
 namespace tet::cells {
 
@@ -86,7 +87,7 @@ CellRef constant_str(uint64_t len, const uint8_t* bytes, uint64_t nbytes, const 
   uint32_t valid = static_cast<uint32_t>(len);
   if (validity) {
     valid = 0;
-    for (uint32_t w = 0; w < kMaskBytes / 8; ++w) valid += static_cast<uint32_t>(__builtin_popcountll(validity[w]));
+    for (uint32_t w = 0; w < kMaskBytes / 8; ++w) valid += static_cast<uint32_t>(tet::popcount64(validity[w]));
   }
   Staged s{Kind::Str, static_cast<uint32_t>(len), nullptr, validity, valid};
   CellRef c = new_block(s, Enc::Constant, align8(nbytes));

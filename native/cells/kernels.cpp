@@ -11,6 +11,7 @@
 #include "cells/encoding.h"
 #include "cells/numeric.h"
 #include "tet/error.h"
+#include "util/bits.h"
 
 namespace tet::cells {
 
@@ -519,7 +520,7 @@ IntSum sum_bool(const Cell& b, TierScratch& s) {
     trues = b.meta[0] * r.valid;
   } else if (b.enc_v() == Enc::BoolBits) {
     const uint64_t* words = payload_words(b);  // null and past-len bits are 0 (validated)
-    for (uint64_t w = 0; w < (b.len + 63) / 64; ++w) trues += static_cast<uint64_t>(__builtin_popcountll(words[w]));
+    for (uint64_t w = 0; w < (b.len + 63) / 64; ++w) trues += static_cast<uint64_t>(tet::popcount64(words[w]));
   } else if (b.enc_v() == Enc::SparseBool) {
     trues = sparse_bool_trues(b);  // header only: the present rows and the exception count
   } else {

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cells/cell.h"
+#include "util/bits.h"
 
 namespace tet::cells {
 
@@ -18,7 +19,7 @@ struct BlockMask {
   void set(uint32_t i) { words[i >> 6] |= uint64_t(1) << (i & 63); }
   uint64_t count() const {
     uint64_t n = 0;
-    for (uint64_t w : words) n += static_cast<uint64_t>(__builtin_popcountll(w));
+    for (uint64_t w : words) n += static_cast<uint64_t>(tet::popcount64(w));
     return n;
   }
 };

@@ -10,6 +10,7 @@
 #include "cells/str_kernels.h"
 #include "exec/thread_pool.h"
 #include "tet/error.h"
+#include "util/bits.h"
 
 namespace tet::cells {
 
@@ -460,7 +461,7 @@ RowSet::RowSet(uint64_t rows) : rows_(rows), words_((rows + kBlockLanes - 1) / k
 
 uint64_t RowSet::count() const {
   uint64_t n = 0;
-  for (uint64_t w : words_) n += static_cast<uint64_t>(__builtin_popcountll(w));
+  for (uint64_t w : words_) n += static_cast<uint64_t>(tet::popcount64(w));
   return n;
 }
 
@@ -548,13 +549,18 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
       if ((plan.tests[k].phys == Physical::Str) == (strings_first == 1)) plan.phase2.push_back(k);
 
   std::vector<BlockOutcome> outcomes(blocks);
+  std::vector<uint32_t> counts(blocks, 0);
   exec::ThreadPool& pool = exec::ThreadPool::instance();
   std::vector<std::unique_ptr<TierScratch>> scratch(pool.participants(blocks, threads));
   for (auto& s : scratch) s = std::make_unique<TierScratch>();
   auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
   auto run = [&](uint64_t b, uint32_t slot) {
     if (cancelled()) return;
+    const uint64_t* w = res.rows.block_words(b);
     outcomes[b] = evaluate_block(plan, b, res.rows.block_words(b), *scratch[slot]);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < kBlockLanes / 64; ++k) n += tet::popcount64(w[k]);
+    counts[b] = n;
   };
   if (threads == 1 || blocks == 1) {
     for (uint64_t b = 0; b < blocks; ++b) run(b, 0);
@@ -568,7 +574,10 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
     res.plan.blocks_decoded += o.how == Settled::Decoded;
     res.plan.payload_bytes_read += o.bytes;
   }
-  res.plan.selected = res.rows.count();
+  uint64_t selected = 0;
+  for (uint32_t n : counts) selected += n;
+  res.rows.set_block_counts(std::move(counts));
+  res.plan.selected = selected;
   return res;
 }
 

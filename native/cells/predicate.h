@@ -90,10 +90,15 @@ class RowSet {
   std::vector<uint64_t> runs() const;
   const std::vector<uint64_t>& words() const { return words_; }
   uint64_t* block_words(uint64_t block) { return words_.data() + block * (kBlockLanes / 64); }
+  // Selected rows per block of kBlockLanes, when the producer recorded them (evaluate_where
+  // does), else null: a scan over a sparse selection skips its empty blocks without reading them.
+  const uint32_t* block_counts() const { return counts_.empty() ? nullptr : counts_.data(); }
+  void set_block_counts(std::vector<uint32_t> counts) { counts_ = std::move(counts); }
 
  private:
   uint64_t rows_ = 0;
   std::vector<uint64_t> words_;
+  std::vector<uint32_t> counts_;
 };
 
 // execution.where_plan, plus the bytes read. blocks = zonemap_resolved + index_pruned + decoded.

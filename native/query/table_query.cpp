@@ -500,6 +500,7 @@ void run_scalar(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& r
     BlockMask sel;
     for (uint64_t b = units.first(u); b < units.last(u); ++b) {
       const uint32_t n = block_selection(q.sel, b, block_len(q.tb, b), sel);
+      if (n == 0) continue;  // nothing selected: the block's view is not even looked at
       red.block(*a, q.tb.block(col, b), sel, n, s.value);
     }
     merger.done(u, std::move(a));

@@ -4,6 +4,7 @@
 
 #include "cells/encoding.h"
 #include "exec/thread_pool.h"
+#include "util/bits.h"
 
 namespace tet::query {
 
@@ -24,8 +25,13 @@ void TableBlocks::load(size_t column) {
 uint32_t block_selection(const RowSet* sel, uint64_t b, uint32_t len, BlockMask& out) {
   if (sel) {
     const uint64_t* w = sel->words().data() + b * kWordsPerBlock;
+    if (const uint32_t* counts = sel->block_counts()) {
+      if (counts[b] == 0) return 0;  // callers skip an empty block without looking at `out`
+      for (uint32_t k = 0; k < kWordsPerBlock; ++k) out.words[k] = w[k];
+      return counts[b];
+    }
     uint32_t n = 0;
-    for (uint32_t k = 0; k < kWordsPerBlock; ++k) out.words[k] = w[k], n += uint32_t(__builtin_popcountll(w[k]));
+    for (uint32_t k = 0; k < kWordsPerBlock; ++k) out.words[k] = w[k], n += uint32_t(tet::popcount64(w[k]));
     return n;
   }
   for (uint32_t k = 0; k < kWordsPerBlock; ++k) {
@@ -49,7 +55,7 @@ uint32_t present_rows(const Cell& block, const BlockMask& sel, BlockMask& out) {
       m &= vw;
     }
     out.words[k] = m;
-    n += uint32_t(__builtin_popcountll(m));
+    n += uint32_t(tet::popcount64(m));
   }
   return n;
 }
@@ -87,7 +93,7 @@ namespace {
 
 bool selects_all(const BlockMask& mask, uint64_t len) {
   uint64_t n = 0;
-  for (uint32_t k = 0; k < kWordsPerBlock; ++k) n += uint64_t(__builtin_popcountll(mask.words[k]));
+  for (uint32_t k = 0; k < kWordsPerBlock; ++k) n += uint64_t(tet::popcount64(mask.words[k]));
   return n == len;
 }
 

@@ -39,6 +39,7 @@ struct TableBlocks {
 };
 
 // The rows of block b the where selects (all of its rows without a where); returns their count.
+// A block the where left empty returns 0 without writing `out` (callers skip it).
 uint32_t block_selection(const cells::RowSet* sel, uint64_t b, uint32_t len, cells::BlockMask& out);
 // mask & the block's validity (the selected present rows); returns their count.
 uint32_t present_rows(const cells::Cell& block, const cells::BlockMask& sel, cells::BlockMask& out);

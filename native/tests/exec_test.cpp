@@ -102,13 +102,18 @@ QueryPlan make_plan(const Dense& d, const Sel& s, Op op, uint32_t mask) {
   return p;
 }
 
-// Fibers of the selection: out index (row-major over kept axes) -> values in fiber order.
-std::vector<std::vector<LD>> fibers(const Dense& d, const Sel& s, uint32_t mask, std::vector<uint64_t>* kept_shape) {
+// group_by (plan GROUP): the group id of selected position i of the group axis, G groups, all present.
+uint32_t group_of(uint64_t i, uint32_t groups) { return uint32_t((i * 5 + 1) % groups); }
+
+// Fibers of the selection: out index (row-major over kept axes) -> values in fiber order. With a
+// group axis `ga` (>= 0), the output is [groups, ...kept] and position i of ga goes to group_of(i).
+std::vector<std::vector<LD>> fibers(const Dense& d, const Sel& s, uint32_t mask, std::vector<uint64_t>* kept_shape,
+                                    int ga = -1, uint32_t groups = 1) {
   const uint32_t nd = uint32_t(d.shape.size());
   uint64_t out_len = 1;
   for (uint32_t a = 0; a < nd; ++a)
     if (!((mask >> a) & 1)) out_len *= s.count[a], kept_shape ? kept_shape->push_back(s.count[a]) : void();
-  std::vector<std::vector<LD>> f(out_len);
+  std::vector<std::vector<LD>> f(out_len * groups);
   std::vector<uint64_t> i(nd, 0);
   uint64_t total = 1;
   for (auto c : s.count) total *= c;
@@ -118,6 +123,7 @@ std::vector<std::vector<LD>> fibers(const Dense& d, const Sel& s, uint32_t mask,
       src = src * d.shape[a] + s.start[a] + i[a] * s.step[a];
       if (!((mask >> a) & 1)) o = o * s.count[a] + i[a];
     }
+    if (ga >= 0) o += group_of(i[uint32_t(ga)], groups) * out_len;
     f[o].push_back(d.vals[src]);  // row-major traversal keeps fiber order row-major too
     for (int a = int(nd) - 1; a >= 0; --a) {
       if (++i[a] < s.count[a]) break;
@@ -290,9 +296,6 @@ TEST_CASE("streaming ops match the reference: every dtype, op, selection and mas
   }
 }
 
-// group_by (plan GROUP): the group id of selected position i of the group axis, G groups, all present.
-uint32_t group_of(uint64_t i, uint32_t groups) { return uint32_t((i * 5 + 1) % groups); }
-
 // A grouped fold against the reference: output [G, ...kept], fiber (g, kept cell) = the elements
 // whose group-axis position is in group g, in row-major order.
 QueryResult compare_grouped(const Dense& d, const Sel& s, Op op, uint32_t mask, uint32_t ga, uint32_t threads, const char* what,
@@ -312,26 +315,8 @@ QueryResult compare_grouped(const Dense& d, const Sel& s, Op op, uint32_t mask, 
   p = decode_plan(wire.data(), wire.size(), src.catalog());
   CHECK(p.grouped() && p.group_ids.size() == s.count[ga]);
   QueryResult r = execute(src, p, {});
-  uint64_t kept_len = 1;
   std::vector<uint64_t> shape{groups};
-  for (uint32_t a = 0; a < nd; ++a)
-    if (!((mask >> a) & 1)) kept_len *= s.count[a], shape.push_back(s.count[a]);
-  std::vector<std::vector<LD>> f(groups * kept_len);
-  std::vector<uint64_t> i(nd, 0);
-  uint64_t total = 1;
-  for (auto c : s.count) total *= c;
-  for (uint64_t k = 0; k < total; ++k) {
-    uint64_t src_i = 0, o = 0;
-    for (uint32_t a = 0; a < nd; ++a) {
-      src_i = src_i * d.shape[a] + s.start[a] + i[a] * s.step[a];
-      if (!((mask >> a) & 1)) o = o * s.count[a] + i[a];
-    }
-    f[group_of(i[ga], groups) * kept_len + o].push_back(d.vals[src_i]);
-    for (int a = int(nd) - 1; a >= 0; --a) {
-      if (++i[a] < s.count[a]) break;
-      i[a] = 0;
-    }
-  }
+  const auto f = fibers(d, s, mask, &shape, int(ga), groups);
   CHECK(r.values.length == f.size());
   CHECK(r.reduced_shape == shape);
   check_fibers(r, f, op, fill, d, mask, what);
