@@ -3,22 +3,22 @@
 // tables_and_filters.md, appendix) on the `obs` table in tetration (`f.query({ table: ... })`)
 // and in DuckDB (@duckdb/node-api, a database file), both fed by one generator
 // (bench/lib/obs.mjs: the same formulas in JS and as DuckDB SQL macros; bench/tables.mjs checks
-// that the two faces agree). Each engine runs with 2 threads; each query runs once to warm up,
-// then 5 times, and the median is reported. The answers of both engines are asserted equal
+// that the two faces agree). Each engine runs with 2 threads; each query runs 3 times to warm up
+// (lib/script.mjs WARMUP_RUNS), then 5 times, and the median is reported. The answers of both engines are asserted equal
 // (counts and integer sums exactly, means to 1e-9 relative, groups key by key, the looked-up
 // row field by field) before any time is written.
 // Results: bench/results/table-queries-latest.md.
 //
 // Options:
 //   --rows 10000000   rows of the table
-//   --reps 5          timed runs per query (after one warm-up)
+//   --reps 5          timed runs per query (after the warm-up runs)
 //   --out FILE        markdown output (default bench/results/table-queries-latest.md)
 //   --keep            keep the temp directory (its path is logged)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flag, log, medianMs, opt, positiveInt } from './lib/script.mjs';
+import { flag, log, medianMs, opt, positiveInt, WARMUP_RUNS } from './lib/script.mjs';
 import { DUCKDB_MACROS, OBS_SCHEMA, HOUR_US, TS0_US, batchBuffers, eventId, fillBatch, mixed, obsSelectSql, splitmix64Of, stationTable } from './lib/obs.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -152,7 +152,7 @@ async function buildDuck(file, rows) {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tet-bench-tq-'));
-  log(`temp dir ${dir}; ${O.rows.toLocaleString('en-US')} rows, ${THREADS} threads, median of ${O.reps} after one warm-up`);
+  log(`temp dir ${dir}; ${O.rows.toLocaleString('en-US')} rows, ${THREADS} threads, median of ${O.reps} after ${WARMUP_RUNS} warm-up runs`);
   try {
     const tetFile = path.join(dir, 'obs.tet'), duckFile = path.join(dir, 'obs.duckdb');
     let t = performance.now();
@@ -204,7 +204,7 @@ function writeReport(R) {
     `\`npm run bench:table-queries\` (bench/table-queries.mjs), ${new Date().toISOString().slice(0, 16)}Z, ${os.cpus().length} cores`
       + ` (load ${os.loadavg()[0].toFixed(1)} at the end), Node ${process.version}, @duckdb/node-api ${R.duckVersion}.`,
     'One generator (bench/lib/obs.mjs) feeds both engines; every answer below was asserted equal in both before timing.',
-    `Both engines ${THREADS} threads; warm (one run discarded), median of ${O.reps}. tetration times are \`f.query()\` end to end`
+    `Both engines ${THREADS} threads; warm (${WARMUP_RUNS} runs discarded), median of ${O.reps}. tetration times are \`f.query()\` end to end`
       + ' (plan, native run, response); DuckDB times are `runAndReadAll` on a database file.', '',
     `Files: tetration ${(R.tetBytes / n).toFixed(2)} B/row (ingest ${R.tetIngest.toFixed(1)} s), DuckDB ${(R.duckBytes / n).toFixed(2)} B/row`
       + ` (\`CREATE TABLE AS\` + CHECKPOINT ${R.duckIngest.toFixed(1)} s).`, '',

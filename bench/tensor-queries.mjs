@@ -5,7 +5,7 @@
 // in the numpy code a user writes on a memmap of the same values (xarray-style: boolean masks,
 // np.bincount over per-station sums, np.add.reduceat over month starts; f64 accumulation). Both
 // read the same bytes from the page cache (a raw .f32 file for numpy, raw tiles in the .tet).
-// Each query runs once to warm up, then --reps times; the median is reported. Answers are
+// Each query runs WARMUP_RUNS (3) times to warm up, then --reps times; the median is reported. Answers are
 // asserted equal (1e-9 relative) before any time is written. numpy runs in one python process
 // (its own timing, excluding interpreter start-up); tetration times are `f.query()` end to end.
 // Results: bench/results/tensor-queries-latest.md.
@@ -13,7 +13,7 @@
 // Options:
 //   --time 8760       time steps (hours)
 //   --stations 2048   stations
-//   --reps 5          timed runs per query (after one warm-up)
+//   --reps 5          timed runs per query (after the warm-up runs)
 //   --out FILE        markdown output
 //   --keep            keep the temp directory
 import { spawnSync } from 'node:child_process';
@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flag, log, medianMs, opt, positiveInt } from './lib/script.mjs';
+import { flag, log, medianMs, opt, positiveInt, WARMUP_RUNS } from './lib/script.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
@@ -73,7 +73,7 @@ const QUERIES = [
 const NUMPY = String.raw`
 import json, sys, time
 import numpy as np
-T, S, reps, raw, meta = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+T, S, reps, raw, meta, warm = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6])
 m = json.load(open(meta))
 a = np.memmap(raw, dtype='<f4', mode='r', shape=(T, S))
 country = np.array(m['country'])
@@ -98,6 +98,8 @@ def t4():
 out = {}
 for name, fn in (('T1', t1), ('T2', t2), ('T3', t3), ('T4', t4)):
     v = fn()
+    for _ in range(warm - 1):
+        fn()
     ms = []
     for _ in range(reps):
         t0 = time.perf_counter(); fn(); ms.append((time.perf_counter() - t0) * 1000)
@@ -116,7 +118,7 @@ function sameValues(id, a, b) {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tet-bench-tensor-'));
-  log(`temp dir ${dir}; temperature[${T}, ${S}] f32, ${THREADS} threads, median of ${O.reps} after one warm-up`);
+  log(`temp dir ${dir}; temperature[${T}, ${S}] f32, ${THREADS} threads, median of ${O.reps} after ${WARMUP_RUNS} warm-up runs`);
   try {
     const d = data();
     const tetFile = path.join(dir, 'temperature.tet');
@@ -137,7 +139,7 @@ async function main() {
     // numpy (after a read of both files, so both start from the page cache)
     fs.readFileSync(raw);
     fs.readFileSync(tetFile);
-    const py = spawnSync('/usr/bin/python3', ['-c', NUMPY, String(T), String(S), String(O.reps), raw, path.join(dir, 'meta.json')],
+    const py = spawnSync('/usr/bin/python3', ['-c', NUMPY, String(T), String(S), String(O.reps), raw, path.join(dir, 'meta.json'), String(WARMUP_RUNS)],
       { maxBuffer: 1 << 30, env: { ...process.env, OMP_NUM_THREADS: String(THREADS), OPENBLAS_NUM_THREADS: String(THREADS) } });
     if (py.status !== 0) throw new Error(`numpy failed: ${py.stderr}`);
     const np = JSON.parse(py.stdout.toString());
@@ -171,7 +173,7 @@ function writeReport(results, npVersion) {
       + ` (load ${os.loadavg()[0].toFixed(1)} at the end), Node ${process.version}, numpy ${npVersion}.`,
     'The same values in both: a .tet (raw tiles, chunks [730, 256], axis tables `time` and `station`) and a raw .f32 file numpy maps.',
     `tetration ${THREADS} threads, \`f.query()\` end to end; numpy as a user writes it (masks, np.bincount of per-station sums,`
-      + ' np.add.reduceat over month starts, f64 accumulation), timed inside python. Warm, median of ' + O.reps + '; answers asserted equal to 1e-9.', '',
+      + ' np.add.reduceat over month starts, f64 accumulation), timed inside python. Warm (' + WARMUP_RUNS + ' runs discarded, both), median of ' + O.reps + '; answers asserted equal to 1e-9.', '',
     '| # | query | shape | tetration ms | numpy ms | numpy / tetration |',
     '|---|---|---|---:|---:|---:|',
   ];

@@ -21,9 +21,13 @@ export const positiveInt = (name, dflt) => {
   return v;
 };
 
-/** Runs `fn` once to warm up, then `reps` times; the median wall time in ms. */
+/** Warm-up runs before timing: the first calls of a query also compile its JS path (validation,
+ *  planning, response), which a single warm-up leaves half done. */
+export const WARMUP_RUNS = 3;
+
+/** Runs `fn` WARMUP_RUNS times to warm up, then `reps` times; the median wall time in ms. */
 export async function medianMs(fn, reps) {
-  await fn();
+  for (let k = 0; k < WARMUP_RUNS; k++) await fn();
   const ms = [];
   for (let k = 0; k < reps; k++) {
     const t = performance.now();
