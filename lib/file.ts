@@ -82,7 +82,20 @@ export async function open(path: string, opts: OpenOptions = {}): Promise<TetFil
   } catch (err) {
     throw toTetError(err);
   }
-  return new TetFile(path, handle);
+  return opened(new TetFile(path, handle), opts);
+}
+
+// The files whose footer was checked at open (verifyFooter not false): verify() takes them as
+// they are instead of opening the path again (lib/health.ts).
+const footerChecked = new WeakSet<TetFile>();
+function opened(file: TetFile, opts: OpenOptions): TetFile {
+  if (opts.verifyFooter ?? true) footerChecked.add(file);
+  return file;
+}
+
+/** Whether `file` was opened with the footer check (the default). @internal */
+export function openedStrictly(file: TetFile): boolean {
+  return footerChecked.has(file);
 }
 
 /** {@link open} on the calling thread. */
@@ -93,7 +106,7 @@ export function openSync(path: string, opts: OpenOptions = {}): TetFile {
   } catch (err) {
     throw toTetError(err);
   }
-  return new TetFile(path, handle);
+  return opened(new TetFile(path, handle), opts);
 }
 
 /**

@@ -3,7 +3,7 @@
 // applies a recommendation verify() made (today: footer_invalid).
 import { binding } from './binding';
 import { TetQueryError, toTetError } from './errors';
-import { open, type TetFile } from './file';
+import { open, openedStrictly, type TetFile } from './file';
 import { DTYPE_SIZE } from './types';
 
 /** Severity of a {@link VerifyFinding}: errors make `ok` false. */
@@ -59,16 +59,21 @@ export interface RepairResult {
 export const QUICK_DECODE_CHUNKS = 128;
 
 /**
- * Checks a file (what `tet verify` prints): structure, bounds, decode of the first
+ * Checks a file (what `tet verify` prints), by path or already open: structure, bounds, decode of the first
  * {@link QUICK_DECODE_CHUNKS} tiles (all with `deep`), tensor-bytes cross-check and footer, as
  * findings with recommendation codes. Damage is reported as findings (`ok: false`), not thrown.
  */
-export async function verify(path: string, opts: VerifyOptions = {}): Promise<VerifyReport> {
+export async function verify(target: string | TetFile, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const deep = opts.deep ?? false;
+  // An open TetFile that passed the strict open (structure and footer) is checked as it is and
+  // stays open (`tet info` verifies the file it shows without opening it twice); one opened with
+  // `verifyFooter: false` is verified from its path.
+  const given = typeof target === 'string' || !openedStrictly(target) ? null : target;
+  const path = typeof target === 'string' ? target : target.path;
   const report: VerifyReport = {
     path, ok: false, structureOk: false, deep, datasets: 0, chunksTotal: 0, chunksDecoded: 0, footer: 'absent', tables: 0, findings: [],
   };
-  const file = await openForVerify(path, report);
+  const file = given ?? await openForVerify(path, report);
   if (!file) return finish(report);
   try {
     report.structureOk = true;
@@ -92,7 +97,7 @@ export async function verify(path: string, opts: VerifyOptions = {}): Promise<Ve
     crossCheckTensorBytes(file, report.findings);
     checkFooterMetadata(file, report.findings);
   } finally {
-    file.close();
+    if (!given) file.close();
   }
   return finish(report);
 }

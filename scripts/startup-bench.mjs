@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // CLI start-up against bare node: the median wall time of N runs (default 15) of `node -e 0`,
 // `tet --version`, `tet info samples/weather.tet` and a small `tet query -x`, each spawned as a
-// fresh process (dist/cli.cjs: run `npm run build:ts` first). Prints a table and the ratio to
+// fresh process through bin/tet.js, as users run it (with its code cache), and the info / query
+// cases once more straight through dist/cli.cjs (no code cache). Run `npm run build:ts` first. Prints a table and the ratio to
 // bare node; docs/performance.md "CLI start-up" holds the numbers. Usage:
 //   node scripts/startup-bench.mjs [--runs N] [--json]
 import { spawnSync } from 'node:child_process';
@@ -10,13 +11,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist/cli.cjs');
+const cli = join(root, 'bin/tet.js');  // what users run: with the code cache (bin/compile-cache.js)
+const cliNoCache = join(root, 'dist/cli.cjs');
 const sample = join(root, 'samples/weather.tet');
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 15;
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs needs a positive integer');
-if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build:ts first`);
+if (!existsSync(cliNoCache)) throw new Error(`${cliNoCache} is missing: run npm run build:ts first`);
 
 const env = { ...process.env, TET_NO_QUERY_HISTORY: '1', NO_COLOR: '1' };
 const cases = [
@@ -24,6 +26,8 @@ const cases = [
   ['tet --version', [cli, '--version']],
   ['tet info samples/weather.tet', [cli, 'info', sample]],
   ['tet query -x (mean of weather.tet)', [cli, 'query', '{"dataset":"temperature","mean":[]}', '-t', sample, '-x', '--format', 'quiet']],
+  ['tet info, no code cache', [cliNoCache, 'info', sample]],
+  ['tet query -x, no code cache', [cliNoCache, 'query', '{"dataset":"temperature","mean":[]}', '-t', sample, '-x', '--format', 'quiet']],
 ];
 
 function once(argv) {

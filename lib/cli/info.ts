@@ -259,7 +259,7 @@ export function registerInfoCommands(program: Command): void {
       try {
         // Structure was checked by open(); the quick tile check of `tet verify` (first
         // QUICK_DECODE_CHUNKS tiles) catches payloads that only fail on decode.
-        health = await verify(path);
+        health = await verify(file);
         if (opts.json) out(JSON.stringify({ ...infoJson(file, opts.history ?? false, opts.grep), health: healthJson(health) }, null, 2));
         else if (opts.quiet) out(infoLine(file, health, opts.grep));
         else {

@@ -5,7 +5,9 @@
 // child process records every file it requires; the CLI's own chunks are named by the lib/
 // modules they hold (the `// lib/...` lines tsup writes before each module).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/paths';
@@ -85,5 +87,60 @@ describe.skipIf(!existsSync(CLI))('modules loaded at start', () => {
     const toml = loadedBy(['query', 'dataset = "temperature"\nmean = []', '-t', SAMPLE, '-x', '--format', 'table']);
     expect(toml.packages.has('smol-toml')).toBe(true);
     expect(toml.packages.has('cli-table3')).toBe(true);
+  });
+});
+
+// bin/tet.js compiles the CLI's modules through a V8 code cache (bin/compile-cache.js): the first
+// run writes it, later runs read it, a damaged entry is rejected by V8 and rewritten, and
+// TET_NO_COMPILE_CACHE=1 leaves it alone. The answers never change. On Node >= 22.1 node's own
+// module.enableCompileCache() holds the cache (node's files, also under TMPDIR).
+describe.skipIf(!existsSync(CLI))('the code cache of bin/tet.js', () => {
+  const BIN = join(ROOT, 'bin/tet.js');
+  const ownCache = typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache !== 'function';
+
+  function run(tmp: string, extra: Record<string, string> = {}): string {
+    const r = spawnSync(process.execPath, [BIN, 'info', '-q', SAMPLE], {
+      encoding: 'utf8', cwd: ROOT, env: { ...process.env, TMPDIR: tmp, TET_NO_QUERY_HISTORY: '1', ...extra },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    return r.stdout;
+  }
+  const entries = (tmp: string): string[] => {
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(join(d, e.name));
+        else files.push(join(d, e.name));
+      }
+    };
+    walk(tmp);
+    return files.sort();
+  };
+
+  it('written once, then read; a damaged entry is rewritten; the output is the same each time', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'tet-cc-'));
+    try {
+      const plain = run(tmp, { TET_NO_COMPILE_CACHE: '1' });
+      expect(plain).toMatch(/^path=.* datasets=\d+/);
+      expect(entries(tmp)).toEqual([]);
+      expect(run(tmp)).toBe(plain);
+      const first = entries(tmp);
+      expect(first.length).toBeGreaterThan(0);
+      if (!ownCache) return;  // node's cache: its layout is node's business
+      // one entry per module, the SDK bundle among them (its size is in the name)
+      const sdkSize = statSync(join(ROOT, 'dist/index.cjs')).size;
+      const sdkEntry = first.find((f) => f.includes(`-${sdkSize}-`));
+      expect(sdkEntry).toBeDefined();
+      const stamp = first.map((f) => statSync(f).mtimeMs);
+      expect(run(tmp)).toBe(plain);
+      expect(entries(tmp)).toEqual(first);
+      expect(first.map((f) => statSync(f).mtimeMs)).toEqual(stamp);  // read, not rewritten
+      writeFileSync(sdkEntry!, Buffer.from('not a code cache'));
+      expect(run(tmp)).toBe(plain);
+      expect(readFileSync(sdkEntry!).length).toBeGreaterThan(1000);  // rejected by V8, written again
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

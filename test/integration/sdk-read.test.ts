@@ -5,7 +5,7 @@ import { SHARED } from '../support/paths';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { open, openSync, TetFile, TetFormatError, TetIoError, TetQueryError } from '../../lib/index';
+import { open, openSync, TetFile, TetFormatError, TetIoError, TetQueryError, verify } from '../../lib/index';
 import { readIndependently } from '../support/sdk-independent-reader';
 
 const REF = join(SHARED, 'fixtures/reference/tet');
@@ -72,6 +72,23 @@ describe('reference files (README values)', () => {
     const f = await open(join(REF, 'plan.tet'), { verifyFooter: false });
     expect(Array.from((await f.read('a')).data as Float32Array)).toEqual([1, 2, 3, 4, 5, 6]);
     f.close();
+  });
+
+  it('verify() of an open file: the same report as by path, the file stays open', async () => {
+    // sample.tet: healthy (2 tiles, no footer); plan.tet: its footer is corrupt, which a file
+    // opened with verifyFooter=false does not know, so verify() checks it from the path.
+    const f = await open(join(REF, 'sample.tet'));
+    const byFile = await verify(f);
+    expect(byFile).toEqual(await verify(join(REF, 'sample.tet')));
+    expect(byFile).toMatchObject({ ok: true, structureOk: true, footer: 'absent', chunksDecoded: 2, findings: [] });
+    expect(Array.from((await f.read('temperature')).data as Float32Array)).toEqual([1, 2, 3, 4, 5, 6]);
+    f.close();
+    const lax = await open(join(REF, 'plan.tet'), { verifyFooter: false });
+    const report = await verify(lax);
+    expect(report).toMatchObject({ ok: false, footer: 'invalid' });
+    expect(report.findings.map((x) => x.recommendation)).toContain('footer_invalid');
+    expect(Array.from((await lax.read('a')).data as Float32Array)).toEqual([1, 2, 3, 4, 5, 6]);
+    lax.close();
   });
 });
 

@@ -1,0 +1,88 @@
+'use strict';
+// V8 code cache for the CLI (docs/performance.md "CLI start-up"): compiling the SDK's bundle
+// (dist/index.cjs, ~600 KB) and commander is most of what `tet info` pays over a bare `node`.
+// With a cache V8 deserialises the compiled code instead of parsing the sources again.
+//   Node >= 22.1: node's own module.enableCompileCache() (every module; NODE_DISABLE_COMPILE_CACHE=1
+//   turns it off, as node documents).
+//   Node 20.12+: every CommonJS module loaded after enable() is compiled through vm.Script with
+//   cachedData; a module whose cache is missing or rejected gets a fresh one written at exit
+//   (after the command ran, so the functions it compiled lazily are in it too), atomically
+//   (write + rename), into os.tmpdir()/tetration-compile-cache-<uid>/<arch>-<v8>/.
+// A cache file is keyed by the module's path, size and mtime, and V8 checks it against the source
+// again (a mismatch is rejected and rewritten). Anything unexpected falls back to Node's own
+// compile. TET_NO_COMPILE_CACHE=1 turns both off. Only the CLI calls this: require('tetration')
+// never patches the module loader.
+const Module = require('node:module');
+
+function fnv1a(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+function enable() {
+  if (process.env.TET_NO_COMPILE_CACHE) return 'off';
+  if (typeof Module.enableCompileCache === 'function') {
+    try {
+      Module.enableCompileCache();
+      return 'node';
+    } catch {
+      return 'off';
+    }
+  }
+  const vm = require('node:vm');
+  const loader = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  if (!loader || typeof Module.wrap !== 'function' || typeof Module.prototype._compile !== 'function') return 'off';
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const os = require('node:os');
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  const dir = path.join(os.tmpdir(), `tetration-compile-cache-${uid}`, `${process.arch}-${process.versions.v8}`);
+  const fresh = [];  // [cache file, script] of the modules compiled without a usable cache
+  const compile = Module.prototype._compile;
+
+  Module.prototype._compile = function compileWithCache(content, filename) {
+    if (typeof content !== 'string' || content.startsWith('#!')) return compile.call(this, content, filename);
+    let file;
+    let cachedData;
+    let script;
+    try {
+      const st = fs.statSync(filename);
+      file = path.join(dir, `${fnv1a(filename)}-${st.size}-${Math.floor(st.mtimeMs)}.v8`);
+      try {
+        cachedData = fs.readFileSync(file);
+      } catch {
+        cachedData = undefined;
+      }
+      script = new vm.Script(Module.wrap(content), { filename, cachedData, importModuleDynamically: loader });
+    } catch {
+      return compile.call(this, content, filename);  // Node's own path reports syntax errors its way
+    }
+    if (cachedData === undefined || script.cachedDataRejected) fresh.push([file, script]);
+    const fn = script.runInThisContext({ displayErrors: true });
+    const mod = this;
+    const require = function require(id) { return mod.require(id); };
+    require.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
+    require.resolve.paths = (request) => Module._resolveLookupPaths(request, mod);
+    require.main = process.mainModule;
+    require.extensions = Module._extensions;
+    require.cache = Module._cache;
+    return fn.call(mod.exports, mod.exports, require, mod, filename, path.dirname(filename));
+  };
+
+  process.once('exit', () => {
+    for (const [file, script] of fresh) {
+      const tmp = `${file}.${process.pid}.tmp`;
+      try {
+        fs.mkdirSync(dir, { recursive: true });
+        fs.writeFileSync(tmp, script.createCachedData());
+        fs.renameSync(tmp, file);
+      } catch {
+        try { fs.rmSync(tmp, { force: true }); } catch { /* a cache is optional */ }
+      }
+    }
+  });
+  return 'vm';
+}
+
+module.exports = { enable };
