@@ -383,22 +383,19 @@ template <class F> TightFold tight_fold_of(const TableQueryPlan& plan, Need need
   else return TightFold::None;
 }
 
-// By local id: the Acc counters (rows, present) and the Sum state (n, s + c or isum).
+// By local id: the Acc counters (rows, present) and the Sum state (n, s + c or isum), one
+// record a group (a row's update touches one cache line, however many groups there are).
+struct GroupSum {
+  uint64_t rows = 0, present = 0, n = 0;
+  double s = 0.0, c = 0.0;
+  __int128 isum = 0;
+};
 struct GroupSums {
-  std::vector<uint64_t> rows, present, n;
-  std::vector<double> s, c;
-  std::vector<__int128> isum;
-  size_t groups = 0;
-  void add_group() {  // arrays grow by doubling; entries past `groups` are zero
-    if (groups == rows.size()) {
-      const size_t m = groups < 64 ? 64 : 2 * groups;
-      rows.resize(m, 0), present.resize(m, 0), n.resize(m, 0), s.resize(m, 0.0), c.resize(m, 0.0), isum.resize(m, 0);
-    }
-    ++groups;
-  }
-  // Group g's family state (`st` is the identity; counting folds keep it).
-  template <class T, class S> S state(S st, uint32_t g) const {
-    if constexpr (std::is_same<S, typename fold::ops::Sum<T>::State>::value) st.n = n[g], st.s = s[g], st.c = c[g], st.isum = isum[g];
+  std::vector<GroupSum> g;
+  void add_group() { g.emplace_back(); }
+  // Group i's family state (`st` is the identity; counting folds keep it).
+  template <class T, class S> S state(S st, uint32_t i) const {
+    if constexpr (std::is_same<S, typename fold::ops::Sum<T>::State>::value) st.n = g[i].n, st.s = g[i].s, st.c = g[i].c, st.isum = g[i].isum;
     return st;
   }
 };
@@ -407,42 +404,40 @@ struct GroupSums {
 // selected rows (valid per row; f / i values unless counting). One pass per fold kind, each row's
 // states updated together.
 template <class T>
-void tight_fold(TightFold how, GroupSums& st, const uint32_t* gid, const CompactRows& value, uint32_t n) {
-  uint64_t* rows = st.rows.data();
+void tight_fold(TightFold how, GroupSums& sums, const uint32_t* gid, const CompactRows& value, uint32_t n) {
+  GroupSum* st = sums.g.data();
   if (how == TightFold::Rows) {  // no value column
-    for (uint32_t j = 0; j < n; ++j) ++rows[gid[j]];
+    for (uint32_t j = 0; j < n; ++j) ++st[gid[j]].rows;
     return;
   }
-  uint64_t* present = st.present.data();
   const uint8_t* ok = value.valid.data();
   if (how == TightFold::Counts) {
-    for (uint32_t j = 0; j < n; ++j) ++rows[gid[j]], present[gid[j]] += ok[j];
-    return;
-  }
-  uint64_t* cnt = st.n.data();
-  if (how == TightFold::ExactSum) {
-    __int128* isum = st.isum.data();
-    const int64_t* x = value.i.data();
     for (uint32_t j = 0; j < n; ++j) {
-      const uint32_t g = gid[j];
-      ++rows[g];
-      if (ok[j]) ++present[g], ++cnt[g], isum[g] += x[j];
+      GroupSum& a = st[gid[j]];
+      ++a.rows, a.present += ok[j];
     }
     return;
   }
-  double* s = st.s.data();
-  double* c = st.c.data();
+  if (how == TightFold::ExactSum) {
+    const int64_t* x = value.i.data();
+    for (uint32_t j = 0; j < n; ++j) {
+      GroupSum& a = st[gid[j]];
+      ++a.rows;
+      if (ok[j]) ++a.present, ++a.n, a.isum += x[j];
+    }
+    return;
+  }
   const double* x = value.f.data();
   const bool skip_nan = how == TightFold::FloatNanSum;
   for (uint32_t j = 0; j < n; ++j) {
-    const uint32_t g = gid[j];
-    ++rows[g];
+    GroupSum& a = st[gid[j]];
+    ++a.rows;
     if (!ok[j]) continue;
-    ++present[g];
+    ++a.present;
     const double v = x[j];
     if (skip_nan && v != v) continue;
-    ++cnt[g];
-    fold::neumaier_add(s[g], c[g], v);
+    ++a.n;
+    fold::neumaier_add(a.s, a.c, v);
   }
 }
 
@@ -700,7 +695,7 @@ DenseKey dense_key(const QueryCtx& q, TierScratch& scratch) {
 
 // The dense index of every selected row of block b, in row order. The indices come from the
 // file, so each one is checked against the span (zone maps and codes are claims of the file).
-void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, const BlockMask& sel, SlotScratch& s) {
+void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, const BlockMask& sel, uint32_t sel_count, SlotScratch& s) {
   const Cell& blk = q.tb.block(d.column, b);
   const DecodeContext& ctx = q.tb.context(d.column);
   std::vector<uint32_t>& idx = s.dense_idx;
@@ -728,6 +723,19 @@ void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, const Block
   if (huffman) s.codes.resize(kBlockLanes), str::global_huffman_codes(blk, ctx, uint32_t(blk.len), s.codes.data());
   else l = str::global_dict_layout(blk);
   bool outside = false;
+  const uint32_t len = uint32_t(blk.len);
+  if (sel_count == len) {  // every row selected: no walk over the mask's bits
+    idx.resize(len);
+    uint32_t* out = idx.data();
+    for (uint32_t r = 0; r < len; ++r) {
+      const bool ok = row_valid(v, r);
+      const uint64_t code = huffman ? s.codes[r] : l.code(r);
+      outside |= ok & (code >= d.span);
+      out[r] = ok ? uint32_t(code) : null_idx;
+    }
+    if (outside) dense_key_outside(q, d, b);
+    return;
+  }
   for (uint32_t wd = 0; wd < kWordsPerBlock; ++wd)
     for (uint64_t bits = sel.words[wd]; bits; bits &= bits - 1) {
       const uint32_t r = wd * 64 + uint32_t(__builtin_ctzll(bits));
@@ -776,7 +784,7 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
         global.accs.push_back(red.identity());
       }
       l2g[lid] = g;
-      if (tight != TightFold::None) red.merge_state(global.accs[g], p.sums.rows[lid], p.sums.present[lid], p.sums.template state<T>(id_state, lid));
+      if (tight != TightFold::None) red.merge_state(global.accs[g], p.sums.g[lid].rows, p.sums.g[lid].present, p.sums.template state<T>(id_state, lid));
       else red.merge(global.accs[g], p.accs[lid]);
     }
     for (uint32_t lid = 0; lid < p.map.size(); ++lid) {
@@ -819,7 +827,7 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     for (uint64_t b = units.first(u); b < units.last(u); ++b) {
       const uint32_t n = block_selection(q.sel, b, block_len(q.tb, b), sel);
       if (n == 0) continue;
-      if (dense.way != DenseKey::Way::None) dense_indices(q, dense, b, sel, s);
+      if (dense.way != DenseKey::Way::None) dense_indices(q, dense, b, sel, n, s);
       else for (size_t k = 0; k < nk; ++k) keys.load(k, b, sel, s, p->interners[k], dict_ids[k]);
       if (need_value && red.need() == Need::Counts) s.value.load_validity(q.tb.block(q.plan.column, b), sel);
       else if (need_value) s.value.load(q.tb.block(q.plan.column, b), red.phys(), sel, q.tb.context(q.plan.column), true);
@@ -827,17 +835,21 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
         // local ids of the block's rows first (new groups in first-seen order), then the fold
         const uint32_t* idx = s.dense_idx.data();
         s.gid.resize(n);
+        const size_t groups_before = p->dense.size();
         for (uint32_t j = 0; j < n; ++j) {
           uint32_t g = local[idx[j]];
           if (g == ~uint32_t(0)) {
-            q.meter.add(group_bytes, "the groups of group_by");
-            p->bytes += group_bytes;
             g = local[idx[j]] = uint32_t(p->dense.size());
             p->dense.push_back(idx[j]);
             if (tight != TightFold::None) p->sums.add_group();
             else p->accs.push_back(red.identity());
           }
           s.gid[j] = g;
+        }
+        if (p->dense.size() != groups_before) {  // the block's new groups, metered at once (one atomic add)
+          const uint64_t added = (p->dense.size() - groups_before) * group_bytes;
+          p->bytes += added;
+          q.meter.add(added, "the groups of group_by");
         }
         if (q.plan.row_groups) std::copy(s.gid.begin(), s.gid.begin() + n, row_gid.begin() + b * kBlockLanes);
         if (tight != TightFold::None) tight_fold<T>(tight, p->sums, s.gid.data(), s.value, n);

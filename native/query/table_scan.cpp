@@ -1,6 +1,7 @@
 #include "query/table_scan.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "cells/encoding.h"
 #include "exec/thread_pool.h"
@@ -111,7 +112,17 @@ void CompactRows::load(const Cell& block, Physical phys, const BlockMask& mask, 
     if (with_validity) {
       valid.resize(len);
       const uint8_t* v = block.validity();
-      for (uint32_t r = 0; r < len; ++r) valid[r] = row_valid(v, r) ? 1 : 0;
+      if (!v) {
+        std::memset(valid.data(), 1, len);
+      } else {
+        uint32_t r = 0;
+        for (; r + 8 <= len; r += 8) {  // a byte of the mask -> 8 bytes of 0 / 1
+          const uint8_t byte = v[r >> 3];
+          if (byte == 0xff) std::memset(valid.data() + r, 1, 8);
+          else for (unsigned t = 0; t < 8; ++t) valid[r + t] = uint8_t((byte >> t) & 1);
+        }
+        for (; r < len; ++r) valid[r] = row_valid(v, r) ? 1 : 0;
+      }
     }
     return;
   }
