@@ -329,6 +329,7 @@ enum class Settled : uint8_t { Resolved, IndexPruned, Decoded };
 struct BlockOutcome {
   Settled how = Settled::Resolved;
   uint64_t bytes = 0;
+  bool none = false;  // no row selected, known without counting (the block's words stay zero)
 };
 
 // Everything a block evaluation reads, prepared once per call.
@@ -360,7 +361,7 @@ struct EvalScratch {
 
 BlockOutcome evaluate_block(const Plan& plan, uint64_t block, uint64_t* out, EvalScratch& es) {
   BlockOutcome o;
-  if (!plan.candidate.empty() && !plan.candidate[block]) return o.how = Settled::IndexPruned, o;
+  if (!plan.candidate.empty() && !plan.candidate[block]) return o.how = Settled::IndexPruned, o.none = true, o;
   const size_t n = plan.tests.size();
   TierScratch& scratch = es.tier;
   // Small per-block state (a few tests): settled-by-header flags and which column bytes were read.
@@ -371,7 +372,7 @@ BlockOutcome evaluate_block(const Plan& plan, uint64_t block, uint64_t* out, Eva
   for (size_t k = 0; k < n; ++k) {
     cells[k] = &block_at(*plan.roots[k], block);
     if (const auto r = probe(plan.tests[k], *cells[k])) {
-      if (*r == Resolved::AllFalse) return o;  // nothing read: out stays zero
+      if (*r == Resolved::AllFalse) return o.none = true, o;  // nothing read: out stays zero
       header[k] = static_cast<int8_t>(*r);
     }
   }
@@ -580,7 +581,8 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
       uint64_t* w = res.rows.block_words(b);
       outcomes[b] = evaluate_block(plan, b, w, *scratch[slot]);
       uint32_t n = 0;
-      for (uint32_t k = 0; k < kBlockLanes / 64; ++k) n += tet::popcount64(w[k]);
+      if (!outcomes[b].none)
+        for (uint32_t k = 0; k < kBlockLanes / 64; ++k) n += tet::popcount64(w[k]);
       counts[b] = n;
     }
   };
