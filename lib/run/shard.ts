@@ -114,6 +114,10 @@ function checkShard(shard: unknown): [number, number] {
 export async function runQueryPartial(target: QueryTarget, input: string | object, opts: QueryPartialOptions): Promise<Uint8Array> {
   const [i, n] = checkShard(opts.shard);
   const doc = toQueryDocument(input);
+  if (doc.table !== undefined) {
+    throw new TetQueryError('TET_QUERY_UNSUPPORTED',
+      `a table query (table ${JSON.stringify(doc.table)}) does not run sharded: run it whole (one scan of the table answers it); --shard / queryPartial split dataset queries, with or without where and group_by`);
+  }
   // every shard evaluates the where the same (the same file), so their plans agree
   const planned = planAgainstTarget(target, doc, undefined, await where(target, doc, opts.signal));
   if (!planned.dataset) {

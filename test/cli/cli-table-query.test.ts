@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TetWriter } from '../../lib/index';
+import { open, TetWriter } from '../../lib/index';
 
 const BIN = join(ROOT, 'bin', 'tet.js');
 const work = mkdtempSync(join(tmpdir(), 'tet-cli-table-'));
@@ -106,6 +106,22 @@ describe.skipIf(!ready)('tet query on tables', () => {
     expect(tet(composite, '-q').out.trim()).toBe(
       'table=obs status=ok rows=6 selected=6 op=count groups=6 keys=[(DE,0),(DE,20),(DE,60),(FR,20),(FR,40),(null,40)] count=[1,1,1,1,1,1]');
     expect(tet(rows, '-q').out.trim()).toBe('table=obs status=ok rows=6 selected=5 returned=5 columns=[g,x]');
+  });
+
+  it('--shard on a table query: one error line naming the table, exit 1, no partial written', async () => {
+    const out = join(work, 'p0.bin');
+    const r = tet(grouped, '--shard', '0/2', '--partial-out', out);
+    expect(r.rc).toBe(1);
+    expect(r.err).toBe('error: a table query (table "obs") does not run sharded: run it whole (one scan of the table ' +
+      'answers it); --shard / queryPartial split dataset queries, with or without where and group_by\n');
+    expect(existsSync(out)).toBe(false);
+    // the SDK: the same refusal as a typed error
+    const f = await open(file);
+    try {
+      await expect(f.queryPartial(grouped, { shard: [0, 2] })).rejects.toMatchObject({ code: 'TET_QUERY_UNSUPPORTED' });
+    } finally {
+      f.close();
+    }
   });
 
   // group_by on a tensor: stations a = {0, 2}, b = {1}, c = {3} of temp = [[0 1 2 3], [4 5 6 7], [8 9 10 11]]
