@@ -4,15 +4,21 @@
 // With a cache V8 deserialises the compiled code instead of parsing the sources again.
 //   Node >= 22.1: node's own module.enableCompileCache() (every module; NODE_DISABLE_COMPILE_CACHE=1
 //   turns it off, as node documents).
-//   Node 20.12+: every CommonJS module loaded after enable() is compiled through vm.Script with
-//   cachedData; a module whose cache is missing or rejected gets a fresh one written at exit
-//   (after the command ran, so the functions it compiled lazily are in it too), atomically
-//   (write + rename), into os.tmpdir()/tetration-compile-cache-<uid>/<arch>-<v8>/.
+//   Node 20: every CommonJS module loaded after enable() that has no dynamic import() is compiled
+//   through vm.Script with cachedData; a module whose cache is missing or rejected gets a fresh
+//   one written at exit (after the command ran, so the functions it compiled lazily are in it
+//   too), atomically (write + rename), into os.tmpdir()/tetration-compile-cache-<uid>/<arch>-<v8>/.
+//   Modules with an import() keep node's own compile: on Node 20 an import() in vm-compiled code
+//   needs --experimental-vm-modules, and the main-context loader constant loses its referrer once
+//   the code comes from a cache ("A dynamic import callback was not specified").
 // A cache file is keyed by the module's path, size and mtime, and V8 checks it against the source
 // again (a mismatch is rejected and rewritten). Anything unexpected falls back to Node's own
 // compile. TET_NO_COMPILE_CACHE=1 turns both off. Only the CLI calls this: require('tetration')
 // never patches the module loader.
 const Module = require('node:module');
+
+// An import( that is not a method call (.import() / x_import()): such a module is left to node.
+const DYNAMIC_IMPORT = /(?<![\w$.])import\s*\(/;
 
 function fnv1a(text) {
   let h = 0x811c9dc5;
@@ -31,8 +37,7 @@ function enable() {
     }
   }
   const vm = require('node:vm');
-  const loader = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (!loader || typeof Module.wrap !== 'function' || typeof Module.prototype._compile !== 'function') return 'off';
+  if (typeof Module.wrap !== 'function' || typeof Module.prototype._compile !== 'function') return 'off';
   const fs = require('node:fs');
   const path = require('node:path');
   const os = require('node:os');
@@ -42,7 +47,7 @@ function enable() {
   const compile = Module.prototype._compile;
 
   Module.prototype._compile = function compileWithCache(content, filename) {
-    if (typeof content !== 'string' || content.startsWith('#!')) return compile.call(this, content, filename);
+    if (typeof content !== 'string' || content.startsWith('#!') || DYNAMIC_IMPORT.test(content)) return compile.call(this, content, filename);
     let file;
     let cachedData;
     let script;
@@ -54,7 +59,7 @@ function enable() {
       } catch {
         cachedData = undefined;
       }
-      script = new vm.Script(Module.wrap(content), { filename, cachedData, importModuleDynamically: loader });
+      script = new vm.Script(Module.wrap(content), { filename, cachedData });
     } catch {
       return compile.call(this, content, filename);  // Node's own path reports syntax errors its way
     }

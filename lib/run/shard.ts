@@ -213,6 +213,14 @@ function decodeEmptyPartial(b: Uint8Array): EmptyPartial {
   }
 }
 
+// A context without what the host measured when the shard was planned (its available RAM moves
+// between shards run at different times): what must agree for the shards to be one query.
+function queryIdentity(context: string): string {
+  const c = decodeContext(context);
+  const { host_available_ram_bytes: _measured, ...fields } = c.fields as unknown as Record<string, unknown>;
+  return encodeContext({ ...c, fields: fields as unknown as PartialContext['fields'] });
+}
+
 function mergeEmptyPartials(parts: readonly Uint8Array[]): QueryResponse {
   if (!parts.every(isEmptyPartial)) {
     throw new TetError('TET_SHARD_MISMATCH', 'the partials mix shards whose where selected nothing with shards that ran: not one query over one file');
@@ -220,8 +228,9 @@ function mergeEmptyPartials(parts: readonly Uint8Array[]): QueryResponse {
   const ps = parts.map(decodeEmptyPartial);
   const n = ps[0].shard[1];
   const seen = new Set<number>();
-  for (const p of ps) {
-    if (p.doc !== ps[0].doc || p.context !== ps[0].context) throw new TetError('TET_SHARD_MISMATCH', 'the partials come from different queries');
+  const identity = ps.map((p) => queryIdentity(p.context));
+  for (const [k, p] of ps.entries()) {
+    if (p.doc !== ps[0].doc || identity[k] !== identity[0]) throw new TetError('TET_SHARD_MISMATCH', 'the partials come from different queries');
     if (p.shard[1] !== n) throw new TetError('TET_SHARD_MISMATCH', `shard ${p.shard[0]} of ${p.shard[1]} is from another split than ${n} shards`);
     if (seen.has(p.shard[0])) throw new TetError('TET_SHARD_DUPLICATE', `shard ${p.shard[0]} of ${n} is given twice`);
     seen.add(p.shard[0]);

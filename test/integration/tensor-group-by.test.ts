@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { open, runSharded, TetWriter, type TetFile } from '../../lib/index';
+import { mergePartials, open, runSharded, TetWriter, type TetFile } from '../../lib/index';
 
 const work = mkdtempSync(join(tmpdir(), 'tet-group-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -345,6 +345,29 @@ describe('group_by: the same bits on 1 or 2 threads and sharded', () => {
       expect(pick(merged), JSON.stringify(doc)).toEqual(pick(whole));
     }
   }, 60_000);
+
+  it('a where that selects nothing: shards planned while the host\'s free RAM moved still merge; another query does not', async () => {
+    // Such shards return a "TPSE" + JSON envelope; its context carries the planned fields, among
+    // them host_available_ram_bytes, which the host measured when the shard was planned.
+    const doc = { dataset: 'temperature', where: [{ column: 'country', eq: 'XX' }], group_by: 'station.country', sum: [] };
+    const parts = [await file.queryPartial(doc, { shard: [0, 2] }), await file.queryPartial(doc, { shard: [1, 2] })];
+    const rewrite = (b: Uint8Array, edit: (ctx: { fields: Record<string, unknown> }) => void) => {
+      const env = JSON.parse(new TextDecoder().decode(b.subarray(4))) as { context: string };
+      const ctx = JSON.parse(env.context) as { fields: Record<string, unknown> };
+      edit(ctx);
+      env.context = JSON.stringify(ctx);
+      const body = new TextEncoder().encode(JSON.stringify(env));
+      return Uint8Array.from([...b.subarray(0, 4), ...body]);
+    };
+    expect(Array.from(parts[0].subarray(0, 4))).toEqual([0x54, 0x50, 0x53, 0x45]);
+    const moved = rewrite(parts[1], (c) => { c.fields.host_available_ram_bytes = 12345; });
+    const whole = await file.query(doc);
+    const merged = await mergePartials([parts[0], moved]);
+    expect(merged.execution?.group_keys).toEqual(whole.execution?.group_keys);
+    expect(merged.execution?.operation_grouped_sum).toEqual(whole.execution?.operation_grouped_sum);
+    const other = rewrite(parts[1], (c) => { c.fields.memory_budget_bytes = 4096; });
+    await expect(mergePartials([parts[0], other])).rejects.toMatchObject({ code: 'TET_SHARD_MISMATCH' });
+  });
 });
 
 // ---- errors --------------------------------------------------------------------------------------------
