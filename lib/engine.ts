@@ -4,7 +4,7 @@
 // array) calls runNative directly; queries (lib/run: runQuery, queryPartial) call runCompiled.
 import { rmSync } from 'node:fs';
 import { binding } from './binding';
-import { toTetError } from './errors';
+import { TetCancelledError, toTetError } from './errors';
 import type { NativeCancelToken } from './native';
 import type { CompiledExecution } from './plan/compile';
 import { encodePlan } from './plan/encode';
@@ -19,6 +19,11 @@ const PROGRESS_POLL_MS = 50;
  * With `onProgress` the token also carries the run's progress counters (native tet::Progress),
  * read by a timer on the JS thread while the call is pending: native threads never call into
  * JS. The timer is unref'd, so it never keeps the process alive.
+ *
+ * A signal that aborts before the call settles rejects it with TET_CANCELLED, also when the
+ * native work had already finished (its answer is dropped): what the caller sees never depends on
+ * how far the worker threads got before the abort. Every call here only reads, so nothing is left
+ * half-done.
  */
 export async function runNative<T>(signal: AbortSignal | undefined,
   call: (token: NativeCancelToken | null) => Promise<T>, onProgress?: ProgressCallback): Promise<T> {
@@ -39,6 +44,7 @@ export async function runNative<T>(signal: AbortSignal | undefined,
       poll.unref();
     }
     const out = await call(token);
+    if (signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'cancelled: the signal aborted before the answer came back');
     if (throttle && token) {
       clearInterval(poll);
       throttle.finish(native.progressOf(token).total);

@@ -889,6 +889,32 @@ TEST_CASE("validation errors by code") {
   CHECK_THROWS_CODE(run_table_query(*stored().region, med, ExecLimits{1, 1024}), "TET_BUDGET_EXCEEDED");
 }
 
+// ---- cancellation --------------------------------------------------------------------------------
+
+TEST_CASE("a set cancel flag stops every table query path with TET_CANCELLED") {
+  std::atomic<bool> cancel{true};
+  const ExecLimits limits{2, 0, &cancel};
+  TableQueryPlan sum;
+  sum.op = Op::Sum, sum.column = F;
+  CHECK_THROWS_CODE(run_table_query(*stored().region, sum, limits), "TET_CANCELLED");
+  TableQueryPlan filtered = sum;
+  filtered.where = {range(R, 1000, 5000)};
+  CHECK_THROWS_CODE(run_table_query(*stored().region, filtered, limits), "TET_CANCELLED");
+  TableQueryPlan grouped = sum;
+  GroupKey k;
+  k.column = G;
+  grouped.group_by = {k};
+  CHECK_THROWS_CODE(run_table_query(*stored().region, grouped, limits), "TET_CANCELLED");
+  TableQueryPlan rows;
+  rows.mode = TableQueryPlan::Mode::Rows, rows.columns = {F}, rows.limit = 10;
+  rows.order_by = {OrderKey{F, true}};
+  CHECK_THROWS_CODE(run_table_query(*stored().region, rows, limits), "TET_CANCELLED");
+  // the same plans answer once the flag is clear
+  cancel.store(false);
+  CHECK(run_table_query(*stored().region, sum, limits).rows_selected == kRows);
+  CHECK(run_table_query(*stored().region, rows, limits).rows.size() == 1);
+}
+
 }  // namespace
 
 TEST_MAIN()

@@ -1,7 +1,8 @@
 // Table queries are cancellable like tensor queries: an AbortSignal trips the native cancel token,
-// which the table query checks before each work unit (and the where between blocks), so the
-// promise rejects with TET_CANCELLED; a signal aborted before the call rejects at once; the file
-// keeps answering afterwards. Tensor group_by's row-group query goes through the same path.
+// which the table query checks before each work unit (and the where between blocks; native
+// table_query_test covers each path), and a signal that aborts before the promise settles rejects
+// it with TET_CANCELLED even when the worker had already finished (a fast query on a loaded machine
+// can); a signal aborted before the call rejects at once; the file keeps answering afterwards. Tensor group_by's row-group query goes through the same path.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
