@@ -6,7 +6,9 @@
 #include "exec/fold_driver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 
 #include "exec/output_box.h"
@@ -42,6 +44,85 @@ uint64_t logical_index(const Selection& sel, const TileSelection& ts, uint64_t e
   }
   return out;
 }
+
+// Fold scratch kept between queries: box states and row-kernel scratch go back to a process-wide
+// free list per type (and key) when a fold is done with them, and the next fold of the same
+// kind takes them, so repeated queries reuse warm memory instead of faulting in fresh pages
+// (first touch runs at a fraction of memory bandwidth). Contents are never relied on: every
+// taker re-initialises what it uses. At most kRecycleCap bytes are held in all.
+constexpr uint64_t kRecycleCap = uint64_t(64) << 20;
+std::atomic<uint64_t> g_recycled_bytes{0};
+
+template <class X> class Recycler {
+ public:
+  // A kept object of `key` into `out` (its bytes into `bytes`); false when none is kept.
+  static bool take(uint64_t key, X& out, uint64_t& bytes) {
+    Store& st = store();
+    std::lock_guard<std::mutex> g(st.mu);
+    for (size_t i = st.items.size(); i-- > 0;) {
+      if (st.items[i].key != key) continue;
+      out = std::move(st.items[i].x);
+      bytes = st.items[i].bytes;
+      st.items[i] = std::move(st.items.back());
+      st.items.pop_back();
+      g_recycled_bytes.fetch_sub(bytes);
+      return true;
+    }
+    return false;
+  }
+  // Keeps x when the cap allows, else frees it.
+  static void give(uint64_t key, X&& x, uint64_t bytes) {
+    if (bytes == 0 || bytes > kRecycleCap) return;
+    uint64_t held = g_recycled_bytes.load();
+    do {
+      if (held + bytes > kRecycleCap) return;
+    } while (!g_recycled_bytes.compare_exchange_weak(held, held + bytes));
+    Store& st = store();
+    std::lock_guard<std::mutex> g(st.mu);
+    st.items.push_back(Item{key, bytes, std::move(x)});
+  }
+
+ private:
+  struct Item {
+    uint64_t key, bytes;
+    X x;
+  };
+  struct Store {
+    std::mutex mu;
+    std::vector<Item> items;
+  };
+  static Store& store() {
+    static Store* s = new Store();  // never destroyed: pool workers may outlive statics
+    return *s;
+  }
+};
+
+// Bytes a row scratch holds.
+uint64_t scratch_bytes(const fold::RowScratch& b) {
+  return (b.s.capacity() + b.n.capacity()) * sizeof(double) + b.i.capacity() * sizeof(int64_t) + b.e.capacity() +
+         b.ef.capacity() + b.runs.capacity() * sizeof(b.runs[0]);
+}
+
+// One row scratch per pool slot, taken from and (after a fold that completed, so its blocks are
+// all zero again) given back to the recycler under `key`.
+struct SlotScratch {
+  std::vector<fold::RowScratch> v;
+  uint64_t key;
+  SlotScratch(uint32_t parts, uint64_t k) : v(parts), key(k) {
+    for (fold::RowScratch& b : v) {
+      uint64_t bytes = 0;
+      Recycler<fold::RowScratch>::take(key, b, bytes);
+    }
+  }
+  fold::RowScratch& operator[](size_t i) { return v[i]; }
+  void recycle() {
+    for (fold::RowScratch& b : v) {
+      const uint64_t bytes = scratch_bytes(b);
+      Recycler<fold::RowScratch>::give(key, std::move(b), bytes);
+    }
+    v.clear();
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // Scalar folds
@@ -126,26 +207,26 @@ template <class S, class T, class F> struct ScalarFold {
     } else {
       std::vector<uint64_t> order(u1 - u0);
       std::iota(order.begin(), order.end(), u0);
-      uint32_t threads = run.threads;
       const Catalog& cat = run.fetcher.source().catalog();
       const DatasetInfo& dinfo = cat.datasets[plan.dataset_id];
-      if (mode == IoMode::SequentialChunks) {
-        threads = 1;
-        if (sel.full) {  // visit payloads in file order
-          auto offset_of = [&](uint64_t u) {
-            const uint64_t lc = sel.tile(units[u].tile).linear_chunk;
-            return lc < dinfo.chunk_to_entry.size() && dinfo.chunk_to_entry[lc] < cat.entries.size()
-                       ? cat.entries[dinfo.chunk_to_entry[lc]].payload_offset : 0;
-          };
-          std::vector<uint64_t> key(units.size());
-          for (uint64_t u = u0; u < u1; ++u) key[u] = offset_of(u);
-          std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return key[a] < key[b]; });
-        }
+      const bool sequential = mode == IoMode::SequentialChunks;
+      if (sequential && sel.full) {  // visit payloads in file order
+        auto offset_of = [&](uint64_t u) {
+          const uint64_t lc = sel.tile(units[u].tile).linear_chunk;
+          return lc < dinfo.chunk_to_entry.size() && dinfo.chunk_to_entry[lc] < cat.entries.size()
+                     ? cat.entries[dinfo.chunk_to_entry[lc]].payload_offset : 0;
+        };
+        std::vector<uint64_t> key(units.size());
+        for (uint64_t u = u0; u < u1; ++u) key[u] = offset_of(u);
+        std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return key[a] < key[b]; });
       }
-      // Tasks over `order`: a compressed tile split into several units is one task (decoded once
-      // into the thread's scratch, all its units folded there), so threads decode different
-      // tiles at once; raw tiles keep one task per unit (their views are zero-copy). Units, and
-      // so the states and their merge order, are the same whoever folds them.
+      // Tasks over `order`. Parallel chunks: a compressed tile split into several units is one
+      // task (decoded once into the thread's scratch, all its units folded there), so threads
+      // decode different tiles at once; raw tiles keep one task per unit (their views are
+      // zero-copy). Sequential chunks: one task per unit, visited in rounds of whole tiles in
+      // `order`, each round spread over the pool (a compressed tile is decoded once, shared
+      // through the cache), so a one-tile selection still uses every core. Units, and so the
+      // states and their merge order, are the same whoever folds them.
       auto decoded = [&](uint64_t lc) {
         return lc < dinfo.chunk_to_entry.size() && dinfo.chunk_to_entry[lc] < cat.entries.size() &&
                cat.entries[dinfo.chunk_to_entry[lc]].codec != Codec::Raw;
@@ -159,40 +240,60 @@ template <class S, class T, class F> struct ScalarFold {
       for (uint64_t n = 0; n < order.size();) {
         const ScalarUnit& u = units[order[n]];
         uint64_t j = n + 1;
-        const bool whole = u.tile_units > 1 && decoded(sel.tile(u.tile).linear_chunk);
+        const bool whole = !sequential && u.tile_units > 1 && decoded(sel.tile(u.tile).linear_chunk);
         if (whole)
           while (j < order.size() && units[order[j]].tile == u.tile) ++j;
         tasks.push_back(Task{n, j, whole});
         n = j;
       }
       ThreadPool& pool = ThreadPool::instance();
-      const uint32_t parts = pool.participants(tasks.size(), threads);
+      // Rounds [r0, r1) of tasks: everything at once, or (sequential) whole tiles in order, a
+      // round closing at a tile boundary once it has a task per participant.
+      std::vector<std::pair<uint64_t, uint64_t>> rounds;
+      if (!sequential) {
+        rounds.emplace_back(0, tasks.size());
+      } else {
+        const uint64_t want = std::max<uint64_t>(1, pool.participants(UINT64_MAX, run.threads));
+        for (uint64_t t = 0; t < tasks.size();) {
+          uint64_t e = t + 1;
+          while (e < tasks.size() && (e - t < want || units[order[tasks[e].k0]].tile == units[order[tasks[e - 1].k0]].tile))
+            ++e;
+          rounds.emplace_back(t, e);
+          t = e;
+        }
+      }
+      uint64_t widest = 0;
+      for (const auto& r : rounds) widest = std::max(widest, r.second - r.first);
+      const uint32_t parts = pool.participants(widest, run.threads);
       threads_used = parts;
       std::vector<std::vector<T>> bufs(parts);
       std::vector<std::vector<uint8_t>> scratch(parts);
       TileCache cache(run.fetcher);
-      pool.parallel_for(tasks.size(), threads, [&](uint64_t t, uint32_t slot) {
-        check_cancel(run.ctx);
-        const Task& task = tasks[t];
-        const ScalarUnit& u = units[order[task.k0]];
-        const TileSelection ts = sel.tile(u.tile);
-        if (task.whole_tile || u.tile_units == 1) {
-          const TileView v = run.fetcher.fetch(ts, scratch[slot]);
-          for (uint64_t n = task.k0; n < task.k1; ++n) {
-            if (n != task.k0) check_cancel(run.ctx);
-            const ScalarUnit& w = units[order[n]];
-            states[order[n]] = fold_unit(ts, v.data, w.e0, w.e1, bufs[slot]);
+      for (const auto& r : rounds) {
+        const uint64_t r0 = r.first;
+        pool.parallel_for(r.second - r0, run.threads, [&](uint64_t rt, uint32_t slot) {
+          check_cancel(run.ctx);
+          const Task& task = tasks[r0 + rt];
+          const ScalarUnit& u = units[order[task.k0]];
+          const TileSelection ts = sel.tile(u.tile);
+          if (task.whole_tile || u.tile_units == 1) {
+            const TileView v = run.fetcher.fetch(ts, scratch[slot]);
+            for (uint64_t n = task.k0; n < task.k1; ++n) {
+              if (n != task.k0) check_cancel(run.ctx);
+              const ScalarUnit& w = units[order[n]];
+              states[order[n]] = fold_unit(ts, v.data, w.e0, w.e1, bufs[slot]);
+            }
+            return;
           }
-          return;
-        }
-        struct Release {
-          TileCache& c;
-          uint64_t lc;
-          ~Release() { c.release(lc); }
-        } release{cache, ts.linear_chunk};
-        const TileView v = cache.acquire(ts, u.tile_units);
-        states[order[task.k0]] = fold_unit(ts, v.data, u.e0, u.e1, bufs[slot]);
-      });
+          struct Release {
+            TileCache& c;
+            uint64_t lc;
+            ~Release() { c.release(lc); }
+          } release{cache, ts.linear_chunk};
+          const TileView v = cache.acquire(ts, u.tile_units);
+          states[order[task.k0]] = fold_unit(ts, v.data, u.e0, u.e1, bufs[slot]);
+        });
+      }
     }
     mode_out = mode;
     threads_used_out = threads_used;
@@ -221,6 +322,7 @@ __attribute__((noinline)) void merge_finalize_scalar(const fold::OpCfg<T>& k, co
 template <class F> struct BoxState {
   typename F::Soa soa;
   size_t len = 0;
+  uint64_t bytes = 0;  // the Soa's size when it was (last) initialised, for the recycler
 };
 
 template <class S, class T, class F> struct PartialFold {
@@ -267,10 +369,16 @@ template <class S, class T, class F> struct PartialFold {
     }
   }
   void init(BoxState<F>& st, size_t len) const {
+    if (st.bytes == 0) Recycler<typename F::Soa>::take(uint64_t(plan.op), st.soa, st.bytes);
     st.len = len;
     F::init(k, st.soa, len);
+    st.bytes = std::max<uint64_t>(st.bytes, uint64_t(len) * F::soa_bytes(k));
   }
-  static void release(BoxState<F>& st) { st = BoxState<F>(); }
+  // Done with st: its memory goes to the recycler for the next fold of this op.
+  void release(BoxState<F>& st) const {
+    Recycler<typename F::Soa>::give(uint64_t(plan.op), std::move(st.soa), st.bytes);
+    st = BoxState<F>();
+  }
 
   void init_result(QueryResult& res) const {
     res.values.kind = kind;
@@ -333,18 +441,21 @@ template <class S, class T, class F> struct PartialFold {
     ThreadPool& pool = ThreadPool::instance();
     const uint32_t nd = wu.nd, last = wu.last;
     IoMode mode = plan.io_mode == IoMode::ParallelChunks ? IoMode::ParallelChunks : IoMode::SequentialChunks;
-    const uint32_t threads = mode == IoMode::SequentialChunks ? 1 : run.threads;
+    // Sequential chunks visit one tile after another; a selection inside one tile still spreads
+    // its tasks (the segments of its one group) over the pool.
+    const uint32_t threads = mode == IoMode::SequentialChunks && sel.tiles > 1 ? 1 : run.threads;
     const uint32_t parts = pool.participants(t1 - t0, threads);
     std::vector<std::vector<T>> bufs(parts);
     std::vector<std::vector<uint8_t>> scratch(parts);
-    std::vector<fold::RowScratch> blocks(parts);
+    const uint64_t scratch_key = uint64_t(plan.op) << 8 | sizeof(T);
+    SlotScratch blocks(parts, scratch_key);
     uint64_t max_run = 1;  // longest run along the last axis in one tile
     for (const AxisPiece& pc : sel.pieces[last]) max_run = std::max(max_run, pc.n);
     TileCache cache(run.fetcher);
     const bool blocked = !wu.last_reduced && F::blocked(k);
     const bool group_last = wu.groups && wu.group_axis == last;
     std::vector<BoxState<F>> gtmp(parts);  // group_last: per-slot tile scratch states
-    std::vector<fold::RowScratch> gblk(parts);
+    SlotScratch gblk(parts, scratch_key);
 
     pool.parallel_for(t1 - t0, threads, [&](uint64_t tk, uint32_t slot) {
       const uint64_t ti = t0 + tk;
@@ -492,6 +603,9 @@ template <class S, class T, class F> struct PartialFold {
       }
       done(ti, st);
     });
+    for (BoxState<F>& g : gtmp) release(g);
+    blocks.recycle();
+    gblk.recycle();
     mode_out = mode;
     parts_out = parts;
   }
@@ -563,7 +677,7 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
         pf.release(st);
       }
     });
-    pf.merge_segments(states, mode == IoMode::SequentialChunks ? 1 : run.threads, outb);
+    pf.merge_segments(states, parts > 1 ? run.threads : 1, outb);
     res.stats.io_mode = mode;
     res.stats.threads_used = parts;
   });

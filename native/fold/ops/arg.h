@@ -89,7 +89,9 @@ template <class T> struct Arg : Unblocked<T> {
   static void consume_rows(const OpCfg<T>& k, Soa& st, RowScratch& b, size_t j0, const T* const* xs,
                            const uint64_t* fibs, size_t rows, size_t n) {
     constexpr bool kFloat = std::is_floating_point<T>::value;
-    if (b.e.size() < n * sizeof(T)) b.e.resize(n * sizeof(T)), b.ef.resize(n);
+    // Sized independently: a recycled scratch may come from another dtype's batches.
+    if (b.e.size() < n * sizeof(T)) b.e.resize(n * sizeof(T));
+    if (b.ef.size() < n) b.ef.resize(n);
     T* ex = reinterpret_cast<T*>(b.e.data());
     uint8_t* ef = b.ef.data();
     const bool mn = k.op == Op::ArgMin;
