@@ -59,6 +59,8 @@ export interface NativeDeviceRoute {
 export interface NativeQueryResult {
   reducedShape: number[];
   values: NativeValues;            // see tet::QueryResult
+  /** The values of the plan's further aggregates (CompiledPlan.more), in order (`reductions`). */
+  moreValues?: NativeValues[];
   histEdges: Float64Array;         // empty unless scalar histogram
   covOrder: number;
   /** Dtype-native preview: Float32Array (f32, f16), Float64Array, Int32Array, BigInt64Array, ... */

@@ -92,7 +92,7 @@ function generateSchema(ops, text) {
   for (const o of ops.filter((x) => x.doc === 'param')) {
     if (!props[o.name]) throw new Error(`gen-ops: schema/query.schema.json has no property for param op '${o.name}'`);
   }
-  const known = new Set([...ops.map((o) => o.name), 'dataset', 'table', 'layout_version', 'selection', 'where', 'group_by', 'columns', 'limit', 'offset', 'order_by', 'execution', 'spill']);
+  const known = new Set([...ops.map((o) => o.name), 'dataset', 'table', 'layout_version', 'selection', 'where', 'group_by', 'columns', 'limit', 'offset', 'order_by', 'execution', 'spill', 'reductions']);
   for (const k of Object.keys(props)) {
     if (!known.has(k)) throw new Error(`gen-ops: schema property '${k}' is neither an op in ops.def nor a document key`);
   }

@@ -147,6 +147,9 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
   if (doc.table !== undefined) {
     throw new TetQueryError('TET_INTERNAL', 'a table query reached the dataset planner (lib/run routes it to lib/plan/table.ts)');
   }
+  if (doc.reductions !== undefined) {
+    throw new TetError('TET_INTERNAL', 'a "reductions" document reached the planner whole (lib/run/reductions.ts plans it per op)');
+  }
   const ds = target.datasets.find((d) => d.name === doc.dataset) ?? null;
   const meta = ds ? datasetMetadata(target.metadata, ds.name) : {};
   const catalog = catalogSection(target, doc.dataset!, ds, meta);

@@ -26,6 +26,8 @@ export interface CompiledPlan {
   /** Per axis: an index list (sorted, unique, in range) replacing start/step/count, or null. */
   indices?: readonly (readonly number[] | null)[];
   op: OpName;
+  /** More streaming ops folded in the same pass as `op` (AGG entries 2..n; scalar plans only). */
+  more?: OpName[];
   /** Reduced axes (scalar ops list every axis). */
   reduceAxes: number[];
   q?: number;
@@ -95,7 +97,8 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
   const round = shard?.round ?? new Uint8Array(0);
   const shardBytes = shardRun ? 40 + round.length : 24;
   const device = p.device && (p.device.kind !== 'cpu' || (p.device.ordinal ?? 0) !== 0) ? p.device : undefined;
-  const sizes = [selectBytes, 8 + (hasAgg ? AGG_BYTES : 0), 16, 24 + spill.length + temp.length,
+  const more = hasAgg ? p.more ?? [] : [];
+  const sizes = [selectBytes, 8 + (hasAgg ? AGG_BYTES * (1 + more.length) : 0), 16, 24 + spill.length + temp.length,
     shard ? shardBytes : -1, device ? 8 : -1, p.group ? 16 + 4 * p.group.ids.length : -1];
   const total = 16 + sizes.reduce((t, n) => t + (n < 0 ? 0 : 8 + n), 0);
   const buf = new Uint8Array(total);
@@ -125,7 +128,7 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
     }
   }
   section(SECTION.agg, sizes[1]);
-  u32(hasAgg ? 1 : 0); u32(0);
+  u32(hasAgg ? 1 + more.length : 0); u32(0);
   if (hasAgg) {
     u32(OP_CODE[p.op]);
     u32((p.histRange ? 1 : 0) | (p.fill !== undefined ? 2 : 0));
@@ -135,6 +138,10 @@ export function encodePlan(p: CompiledPlan): Uint8Array {
     f64(p.histRange?.min ?? 0);
     f64(p.histRange?.max ?? 0);
     f64(p.fill ?? 0);
+    for (const m of more) {
+      u32(OP_CODE[m]); u32(0); u32(0); u32(0);
+      f64(0.5); f64(0); f64(0); f64(0);
+    }
   }
   let mask = 0;
   for (const a of p.reduceAxes) mask |= 1 << a;

@@ -1,7 +1,7 @@
 // The query document: the flat wire shape users write in JSON or TOML (validated, unchanged),
 // and the normalized operation the planner works from.
 
-import { MATERIALIZE_OP_NAMES, PARAM_OPS, SIMPLE_OPS } from '../ops.generated';
+import { MATERIALIZE_OP_NAMES, OP_TIER, PARAM_OPS, SIMPLE_OPS } from '../ops.generated';
 
 /** An axis: index, decimal string ("0") or dimension name ("time"). */
 export type AxisToken = number | string;
@@ -58,6 +58,12 @@ export const REDUCTION_KEYS: readonly ReductionName[] = [...SIMPLE_OPS, ...PARAM
 /** Tier C: needs the whole logical selection (materialize or temp spill). */
 export const MATERIALIZE_OPS: ReadonlySet<ReductionName> = new Set<ReductionName>(MATERIALIZE_OP_NAMES);
 
+/** The reductions a `reductions` list takes: the streaming (tier A/B) ones written as a bare axis spec. */
+export const MULTI_REDUCTION_OPS: readonly SimpleOpName[] = SIMPLE_OPS.filter((o) => OP_TIER[o] === 'stream');
+/** `reductions` (extension, docs/queries.md): several streaming reductions over one axis spec,
+ *  answered from one pass: a list of names (every axis reduced), or `{ops, axis}` / `{ops, axes}`. */
+export type ReductionsWire = SimpleOpName[] | { ops: SimpleOpName[]; axis?: AxisSpec; axes?: AxisSpec };
+
 /** A `where` literal as written: the planner converts it to the column's stored form. */
 export type WhereLiteral = string | number | boolean;
 
@@ -101,7 +107,7 @@ export const TABLE_ONLY_KEYS = ['columns', 'limit', 'offset', 'order_by'] as con
 
 export const TOP_LEVEL_KEYS: readonly string[] = [
   'dataset', 'table', 'layout_version', 'selection', 'where', 'group_by', ...TABLE_ONLY_KEYS,
-  'execution', 'spill', ...REDUCTION_KEYS,
+  'execution', 'spill', 'reductions', ...REDUCTION_KEYS,
 ];
 
 /**
@@ -124,6 +130,7 @@ export type QueryDocument = {
   order_by?: OrderBySpec[];
   execution?: ExecutionHints;
   spill?: string;
+  reductions?: ReductionsWire;
   null_count?: AxisSpec | NullCountParams | ColumnParams;
   quantile?: QuantileParams & ColumnParams;
   histogram?: HistogramParams & ColumnParams;
@@ -227,4 +234,12 @@ export function queryOperation(doc: QueryDocument): QueryOperation | null {
       if (isObject(v)) return { name, axes: null, ...column };
       return { name, axes: tokens(v as AxisSpec) };
   }
+}
+
+/** A document's `reductions` as its op names and axis tokens (null: every axis), or null without one. */
+export function queryReductions(doc: QueryDocument): { ops: SimpleOpName[]; axes: AxisToken[] | null } | null {
+  const r = doc.reductions;
+  if (r === undefined) return null;
+  if (Array.isArray(r)) return { ops: r.slice(), axes: null };
+  return { ops: r.ops.slice(), axes: tokens(r.axes ?? r.axis) };
 }

@@ -7,7 +7,8 @@ import type { QuerySchemaError } from './generated/validate.js';
 import querySchema from '../../schema/query.schema.json';
 import { QUERY_LIMITS } from './limits';
 import {
-  groupKeys, predicateOp, REDUCTION_KEYS, TABLE_ONLY_KEYS, TOP_LEVEL_KEYS, WHERE_OPS, type QueryDocument,
+  groupKeys, MULTI_REDUCTION_OPS, predicateOp, queryReductions, REDUCTION_KEYS, TABLE_ONLY_KEYS, TOP_LEVEL_KEYS,
+  WHERE_OPS, type QueryDocument,
 } from './document';
 import { describeFound, jsonPathFromPointer, queryError } from './errors';
 import { checkIndexAxisKeys, checkIndexList } from './indices';
@@ -237,8 +238,36 @@ function checkDatasetQuery(doc: QueryDocument, reduction: string | undefined): v
   }
 }
 
+// `reductions` (several streaming reductions in one pass): alone, on a dataset, without
+// group_by or spill, each name a streaming reduction.
+function checkReductions(doc: QueryDocument, reduction: string | undefined): void {
+  const r = queryReductions(doc);
+  if (!r) return;
+  if (reduction !== undefined) {
+    throw new TetQueryError('TET_QUERY_MULTIPLE_REDUCTIONS',
+      `query $: expected "reductions" or one reduction key, found both (reductions, ${reduction}); list ${reduction} in "reductions"`);
+  }
+  if (doc.table !== undefined) {
+    throw new TetQueryError('TET_QUERY_UNSUPPORTED', 'query $.reductions: a table query takes one reduction key; "reductions" is for dataset queries');
+  }
+  for (const k of ['group_by', 'spill'] as const) {
+    if (doc[k] !== undefined) {
+      throw new TetQueryError('TET_QUERY_UNSUPPORTED', `query $.reductions: "reductions" does not take "${k}"; write one reduction key per query`);
+    }
+  }
+  const at = Array.isArray(doc.reductions) ? '$.reductions' : '$.reductions.ops';
+  r.ops.forEach((op, i) => {
+    if (!(MULTI_REDUCTION_OPS as readonly string[]).includes(op)) {
+      throw new TetQueryError('TET_QUERY_UNSUPPORTED',
+        `query ${at}[${i}]: expected a streaming reduction (${MULTI_REDUCTION_OPS.join(', ')}), found ${describeFound(op)}` +
+        ((REDUCTION_KEYS as readonly string[]).includes(op) ? `; run ${op} as its own query` : ''));
+    }
+  });
+}
+
 function checkSemantics(doc: QueryDocument): void {
   const reduction = REDUCTION_KEYS.find((k) => doc[k] !== undefined);
+  checkReductions(doc, reduction);
   if (doc.table !== undefined) {
     if (doc.table.trim().length === 0) throw queryError('TET_QUERY_INVALID', '$.table', 'a non-empty table name', doc.table);
     checkTableQuery(doc, reduction);

@@ -60,6 +60,8 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   u64_preview?: BigUint64Array;
 
   operation?: string;
+  /** `reductions` (extension): the reductions answered, in the document's order (operation is "reductions"). */
+  operations?: string[];
   operation_sum?: number;
   operation_mean?: number;
   operation_min?: number | bigint;

@@ -16,6 +16,7 @@ import type { QueryResponse } from '../response/types';
 import type { ProgressCallback } from '../progress';
 import type { QueryTarget } from '../types';
 import { where, whereSync } from './where';
+import { firstReductionDoc, runReductions } from './reductions';
 import { groupsOf } from './group';
 import { axisPositions } from '../plan/group';
 import type { NativeQueryResult } from '../native';
@@ -50,6 +51,9 @@ export interface RunQueryOptions {
 export function planQuery(target: QueryTarget, input: string | object): QueryResponse {
   const doc = toQueryDocument(input);
   if (isTableQuery(doc)) return plannedTableResponse(target, planTableQuery(target.tables ?? [], doc));
+  if (doc.reductions !== undefined) {
+    return { ...plannedResponse(planAgainstTarget(target, firstReductionDoc(doc), undefined, whereSync(target, doc))), query: doc };
+  }
   return plannedResponse(planAgainstTarget(target, doc, undefined, whereSync(target, doc)));
 }
 
@@ -102,6 +106,7 @@ async function runTableQuery(target: QueryTarget, doc: QueryDocument, opts: RunQ
 export async function runQuery(target: QueryTarget, input: string | object, opts: RunQueryOptions = {}): Promise<QueryResponse> {
   const doc = toQueryDocument(input);
   if (isTableQuery(doc)) return runTableQuery(target, doc, opts);
+  if (doc.reductions !== undefined) return runReductions(target, doc, opts, (p) => compileForRun(p, target, opts));
   // The file's handle as the query starts: a close() while the where runs lets this query finish.
   const handle = target.native as NativeFileHandle;
   // Without a where nothing is awaited before the native call starts (a close() right after the

@@ -118,6 +118,10 @@ export async function runQueryPartial(target: QueryTarget, input: string | objec
     throw new TetQueryError('TET_QUERY_UNSUPPORTED',
       `a table query (table ${JSON.stringify(doc.table)}) does not run sharded: run it whole (one scan of the table answers it); --shard / queryPartial split dataset queries, with or without where and group_by`);
   }
+  if (doc.reductions !== undefined) {
+    throw new TetQueryError('TET_QUERY_UNSUPPORTED',
+      '"reductions" does not run sharded: run it whole (one pass answers every reduction), or shard one reduction key per query');
+  }
   // every shard evaluates the where the same (the same file), so their plans agree
   const planned = planAgainstTarget(target, doc, undefined, await where(target, doc, opts.signal));
   if (!planned.dataset) {

@@ -48,8 +48,9 @@ class Executor {
     } else {
       if (plan_.preview_max > 0) preview_capped<S, T>();
       FoldRun fr{plan_, sel_, ctx_, fetcher_, fold::best_isa(), plan_.threads};
-      if (plan_.device == Device::Gpu && on_device<S, T>(fr)) return finish_stats();
-      if (scalar() && !plan_.grouped()) fold_scalar<S, T>(fr, res_);
+      if (plan_.device == Device::Gpu && plan_.more.empty() && on_device<S, T>(fr)) return finish_stats();
+      if (!plan_.more.empty()) fold_scalar_multi<S, T>(fr, res_);  // decode_plan: scalar, ungrouped, cpu
+      else if (scalar() && !plan_.grouped()) fold_scalar<S, T>(fr, res_);
       else fold_partial<S, T>(fr, res_);
     }
     finish_stats();

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <numeric>
+#include <type_traits>
 
 #include "exec/output_box.h"
 #include "exec/thread_pool.h"
@@ -127,16 +129,20 @@ struct SlotScratch {
 // ---------------------------------------------------------------------------------------------
 // Scalar folds
 
-template <class S, class T, class F> struct ScalarFold {
-  using State = typename F::State;
+// The units of a scalar fold, loaded and handed to a sink: sink(unit, tile, e0, x, len) with x the
+// unit's `len` elements as T (zero-copy where the tile is dense and needs no conversion). The
+// sink folds them into its state(s) for that unit: one op (ScalarFold), or several in the same
+// pass over the loaded unit (fold_scalar_multi).
+template <class S, class T> struct ScalarScan {
   const FoldRun& run;
-  const fold::OpCfg<T> k;
   const std::vector<ScalarUnit> units;
 
-  explicit ScalarFold(const FoldRun& r) : run(r), k(cfg_of<T>(r.plan, r.isa)), units(scalar_units(r.sel)) {}
+  explicit ScalarScan(const FoldRun& r) : run(r), units(scalar_units(r.sel)) {}
 
-  // One unit's elements (tile bytes at `base`) into a fresh state.
-  State fold_unit(const TileSelection& ts, const uint8_t* base, uint64_t e0, uint64_t e1, std::vector<T>& buf) const {
+  // One unit's elements (tile bytes at `base`) to the sink.
+  template <class Sink>
+  void unit(Sink& sink, uint64_t ui, const TileSelection& ts, const uint8_t* base, uint64_t e0, uint64_t e1,
+            std::vector<T>& buf) const {
     const Selection& sel = run.sel;
     const uint64_t len = e1 - e0;
     const T* x;
@@ -152,16 +158,12 @@ template <class S, class T, class F> struct ScalarFold {
       });
       x = buf.data();
     }
-    State a;
-    F::consume(k, a, x, len);
-    if constexpr (kIsArg<F, T>)
-      if (a.idx != UINT64_MAX) a.idx = logical_index(sel, ts, e0 + a.idx);
-    return a;
+    sink(ui, ts, e0, x, len);
   }
 
   // Linear scan: windows of the stored extent, the units of each window folded in parallel.
-  void linear_scan(const StoredExtent& ext, uint64_t u0, uint64_t u1, std::vector<State>& states,
-                   uint32_t& threads_used) const {
+  template <class Sink>
+  void linear_scan(const StoredExtent& ext, uint64_t u0, uint64_t u1, Sink& sink, uint32_t& threads_used) const {
     const Catalog& cat = run.fetcher.source().catalog();
     const DatasetInfo& d = cat.datasets[run.plan.dataset_id];
     auto unit_offset = [&](const ScalarUnit& u) {
@@ -185,7 +187,7 @@ template <class S, class T, class F> struct ScalarFold {
         const ScalarUnit& u = units[i + n];
         const TileSelection ts = run.sel.tile(u.tile);
         const uint8_t* base = buf + (unit_offset(u) - off) - (ts.first_offset + u.e0) * sizeof(S);
-        states[i + n] = fold_unit(ts, base, u.e0, u.e1, bufs[slot]);
+        unit(sink, i + n, ts, base, u.e0, u.e1, bufs[slot]);
       });
       for (uint64_t n = i; n < j; ++n)
         if (units[n].e0 == 0) run.fetcher.count(run.sel.tile(units[n].tile));
@@ -193,8 +195,9 @@ template <class S, class T, class F> struct ScalarFold {
     }
   }
 
-  // Folds units [u0, u1) into states[u0..u1); the rest are left untouched.
-  void fold_units(uint64_t u0, uint64_t u1, std::vector<State>& states, IoMode& mode_out, uint32_t& threads_used_out) const {
+  // Units [u0, u1) to the sink (each exactly once, in any order and on any thread).
+  template <class Sink>
+  void scan(uint64_t u0, uint64_t u1, Sink& sink, IoMode& mode_out, uint32_t& threads_used_out) const {
     const QueryPlan& plan = run.plan;
     const Selection& sel = run.sel;
     IoMode mode = plan.io_mode;
@@ -203,7 +206,7 @@ template <class S, class T, class F> struct ScalarFold {
       mode = IoMode::SequentialChunks;
     uint32_t threads_used = 1;
     if (mode == IoMode::LinearScan) {
-      linear_scan(ext, u0, u1, states, threads_used);
+      linear_scan(ext, u0, u1, sink, threads_used);
     } else {
       std::vector<uint64_t> order(u1 - u0);
       std::iota(order.begin(), order.end(), u0);
@@ -281,7 +284,7 @@ template <class S, class T, class F> struct ScalarFold {
             for (uint64_t n = task.k0; n < task.k1; ++n) {
               if (n != task.k0) check_cancel(run.ctx);
               const ScalarUnit& w = units[order[n]];
-              states[order[n]] = fold_unit(ts, v.data, w.e0, w.e1, bufs[slot]);
+              unit(sink, order[n], ts, v.data, w.e0, w.e1, bufs[slot]);
             }
             return;
           }
@@ -291,12 +294,38 @@ template <class S, class T, class F> struct ScalarFold {
             ~Release() { c.release(lc); }
           } release{cache, ts.linear_chunk};
           const TileView v = cache.acquire(ts, u.tile_units);
-          states[order[task.k0]] = fold_unit(ts, v.data, u.e0, u.e1, bufs[slot]);
+          unit(sink, order[task.k0], ts, v.data, u.e0, u.e1, bufs[slot]);
         });
       }
     }
     mode_out = mode;
     threads_used_out = threads_used;
+  }
+};
+
+// One op's unit state from a loaded unit (arg ops: the index made logical).
+template <class T, class F>
+typename F::State consume_unit(const fold::OpCfg<T>& k, const Selection& sel, const TileSelection& ts, uint64_t e0,
+                               const T* x, uint64_t len) {
+  typename F::State a;
+  F::consume(k, a, x, len);
+  if constexpr (kIsArg<F, T>)
+    if (a.idx != UINT64_MAX) a.idx = logical_index(sel, ts, e0 + a.idx);
+  return a;
+}
+
+template <class S, class T, class F> struct ScalarFold : ScalarScan<S, T> {
+  using State = typename F::State;
+  const fold::OpCfg<T> k;
+
+  explicit ScalarFold(const FoldRun& r) : ScalarScan<S, T>(r), k(cfg_of<T>(r.plan, r.isa)) {}
+
+  // Folds units [u0, u1) into states[u0..u1); the rest are left untouched.
+  void fold_units(uint64_t u0, uint64_t u1, std::vector<State>& states, IoMode& mode_out, uint32_t& threads_used_out) const {
+    auto sink = [&](uint64_t u, const TileSelection& ts, uint64_t e0, const T* x, uint64_t len) {
+      states[u] = consume_unit<T, F>(k, this->run.sel, ts, e0, x, len);
+    };
+    this->scan(u0, u1, sink, mode_out, threads_used_out);
   }
 };
 
@@ -314,6 +343,62 @@ __attribute__((noinline)) void merge_finalize_scalar(const fold::OpCfg<T>& k, co
   res.values.bytes.assign(fold::value_size(kind), 0);
   F::finalize(k, total, res.values.bytes.data());
 }
+
+// Several ops in one pass (QueryPlan::more, the `reductions` extension): each op is a lane of
+// unit states, and the scan hands every loaded unit to each lane in turn, so the unit is read
+// from memory once and is still in cache for the next lane. Ops of one family whose consume is
+// the same (F::consume_class: min and max, sum and mean, var and std) share one lane's states,
+// each finalizing them its own way. Every op's states merge and finalize exactly as a single-op
+// fold of that op would (same units, same order), so the values are the same bits.
+template <class F, class T, class = void> struct HasConsumeClass : std::false_type {};
+template <class F, class T>
+struct HasConsumeClass<F, T, std::void_t<decltype(F::consume_class(std::declval<const fold::OpCfg<T>&>()))>>
+    : std::true_type {};
+// Ops with equal classes (within one family) consume identically; a family without
+// consume_class gives every op its own.
+template <class F, class T> uint64_t consume_class(const fold::OpCfg<T>& k) {
+  if constexpr (HasConsumeClass<F, T>::value) return F::consume_class(k);
+  else return (uint64_t(1) << 32) | uint64_t(k.op);
+}
+
+template <class T> struct Lane {
+  virtual ~Lane() = default;
+  virtual void consume(uint64_t u, const Selection& sel, const TileSelection& ts, uint64_t e0, const T* x,
+                       uint64_t len) = 0;
+  virtual void finish(DType dt, QueryResult& res) const = 0;
+  // Takes the states of `other` when it is the same family and consume class; true if so.
+  virtual bool share(Lane<T>& other) = 0;
+  // One address per lane type (no RTTI needed to tell lanes apart).
+  virtual const void* family() const = 0;
+};
+
+template <class T, class F> struct OpLane final : Lane<T> {
+  const fold::OpCfg<T> k;
+  const uint64_t cls;
+  std::shared_ptr<std::vector<typename F::State>> states;
+  bool owner = true;  // folds units into the states (a sharing lane only finalizes them)
+  OpLane(const fold::OpCfg<T>& c, uint64_t units)
+      : k(c), cls(consume_class<F, T>(c)), states(std::make_shared<std::vector<typename F::State>>(units)) {}
+  void consume(uint64_t u, const Selection& sel, const TileSelection& ts, uint64_t e0, const T* x,
+               uint64_t len) override {
+    if (owner) (*states)[u] = consume_unit<T, F>(k, sel, ts, e0, x, len);
+  }
+  void finish(DType dt, QueryResult& res) const override {
+    merge_finalize_scalar<T, F>(k, states->data(), states->size(), dt, res);
+  }
+  const void* family() const override {
+    static const char tag = 0;
+    return &tag;
+  }
+  bool share(Lane<T>& other) override {
+    if (other.family() != family()) return false;
+    auto* o = static_cast<OpLane<T, F>*>(&other);
+    if (!o->owner || o->cls != cls) return false;
+    states = o->states;
+    owner = false;
+    return true;
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // Partial folds
@@ -627,6 +712,35 @@ template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res) {
   });
 }
 
+template <class S, class T> void fold_scalar_multi(FoldRun& run, QueryResult& res) {
+  const ScalarScan<S, T> scan(run);
+  std::vector<std::unique_ptr<Lane<T>>> lanes;
+  for (const AggSpec& g : run.plan.aggs())
+    with_stream_family<T>(g.op, [&](auto f) {
+      using F = decltype(f);
+      auto lane = std::make_unique<OpLane<T, F>>(fold::make_cfg<T>(g.op, run.isa, g.has_fill, g.fill), scan.units.size());
+      for (const auto& l : lanes)
+        if (lane->share(*l)) break;
+      lanes.push_back(std::move(lane));
+    });
+  auto sink = [&](uint64_t u, const TileSelection& ts, uint64_t e0, const T* x, uint64_t len) {
+    for (const auto& lane : lanes) lane->consume(u, run.sel, ts, e0, x, len);
+  };
+  IoMode mode = run.plan.io_mode;
+  uint32_t threads_used = 1;
+  scan.scan(0, scan.units.size(), sink, mode, threads_used);
+  const DType dt = run.sel.dataset.dtype;
+  lanes.front()->finish(dt, res);
+  res.more_values.clear();
+  for (size_t i = 1; i < lanes.size(); ++i) {
+    QueryResult r;
+    lanes[i]->finish(dt, r);
+    res.more_values.push_back(std::move(r.values));
+  }
+  res.stats.io_mode = mode;
+  res.stats.threads_used = threads_used;
+}
+
 template <class S, class T>
 void fold_scalar_states(FoldRun& run, uint64_t u0, uint64_t u1, std::vector<uint8_t>& out, QueryResult& res) {
   with_stream_family<T>(run.plan.op, [&](auto f) {
@@ -746,6 +860,7 @@ void finish_partial(const QueryPlan& plan, const Selection& sel, const uint8_t* 
 
 #define TET_FOLD_INSTANTIATE(S, T)                                                                       \
   template void fold_scalar<S, T>(FoldRun&, QueryResult&);                                               \
+  template void fold_scalar_multi<S, T>(FoldRun&, QueryResult&);                                         \
   template void fold_partial<S, T>(FoldRun&, QueryResult&);                                              \
   template void fold_scalar_states<S, T>(FoldRun&, uint64_t, uint64_t, std::vector<uint8_t>&, QueryResult&); \
   template void finish_scalar<S, T>(const QueryPlan&, const Selection&, const uint8_t*, uint64_t, QueryResult&); \

@@ -27,6 +27,9 @@ struct FoldRun {
 
 // Scalar fold; fills res.values and res.stats.{io_mode, threads_used}.
 template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res);
+// Every aggregate of the plan (plan.aggs(): op, then plan.more) as scalar folds in one pass over
+// the selection; fills res.values (the first) and res.more_values (the rest, in order), stats.
+template <class S, class T> void fold_scalar_multi(FoldRun& run, QueryResult& res);
 // Partial fold; fills res.values, res.reduced_shape and stats.
 template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res);
 

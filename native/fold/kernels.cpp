@@ -64,29 +64,37 @@ template <class T> TET_INLINE void shifted_sums_body(const T* x, size_t n, doubl
 }
 
 template <class T> TET_INLINE MinMax<T> min_max_body(const T* x, size_t n) {
-  constexpr size_t L = 64 / sizeof(T) < 8 ? 8 : 64 / sizeof(T);
-  T lo[L], hi[L], nanl[L];
+  // Two vectors of lanes per accumulator (hides the min/max latency). NaNs never win a
+  // comparison, so they leave lo / hi alone; a NaN is recorded as an all-ones mask of the value's
+  // width (an integer OR, which vectorises for f64 as for f32, unlike a select of the value).
+  constexpr size_t L = 128 / sizeof(T) < 16 ? 16 : 128 / sizeof(T);
+  constexpr bool kFloat = std::is_floating_point<T>::value;
+  using M = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
+  T lo[L], hi[L];
+  M nanm[L];
   for (size_t j = 0; j < L; ++j) {
     lo[j] = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
     hi[j] = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-    nanl[j] = 0;
+    nanm[j] = 0;
   }
   const size_t full = n / L * L;
   for (size_t g = 0; g < full; g += L) {
     const T* p = x + g;
     for (size_t j = 0; j < L; ++j) {
       const T v = p[j];
-      lo[j] = v < lo[j] ? v : lo[j];  // NaN never wins a comparison
+      lo[j] = v < lo[j] ? v : lo[j];
       hi[j] = v > hi[j] ? v : hi[j];
-      if (std::is_floating_point<T>::value) nanl[j] = v != v ? v : nanl[j];
+      if (kFloat) nanm[j] |= v != v ? ~M(0) : M(0);
     }
   }
   MinMax<T> r{lo[0], hi[0], false};
-  for (size_t j = 1; j < L; ++j) {
+  M any = 0;
+  for (size_t j = 0; j < L; ++j) {
     r.lo = lo[j] < r.lo ? lo[j] : r.lo;
     r.hi = hi[j] > r.hi ? hi[j] : r.hi;
+    any |= nanm[j];
   }
-  for (size_t j = 0; j < L; ++j) r.has_nan |= nanl[j] != nanl[j];
+  r.has_nan = any != 0;
   for (size_t i = full; i < n; ++i) {
     const T v = x[i];
     r.lo = v < r.lo ? v : r.lo;

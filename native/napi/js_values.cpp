@@ -181,6 +181,9 @@ Napi::Value QueryResultToJs(Napi::Env env, const QueryResult& r, DType dataset_d
   for (size_t i = 0; i < r.reduced_shape.size(); ++i) shape.Set(static_cast<uint32_t>(i), Num(env, r.reduced_shape[i]));
   out.Set("reducedShape", shape);
   out.Set("values", ValuesToJs(env, r.values));
+  Napi::Array more = Napi::Array::New(env, r.more_values.size());
+  for (size_t i = 0; i < r.more_values.size(); ++i) more.Set(static_cast<uint32_t>(i), ValuesToJs(env, r.more_values[i]));
+  out.Set("moreValues", more);
   out.Set("histEdges", TypedCopy(env, napi_float64_array, reinterpret_cast<const uint8_t*>(r.hist_edges.data()),
                                  8, r.hist_edges.size()));
   out.Set("covOrder", Num(env, r.cov_order));

@@ -152,6 +152,21 @@ void validate_common(QueryPlan& p, const DatasetInfo& d) {
     if (p.obs_axis > 1) invalid("obs_axis must be 0 or 1; found " + str(p.obs_axis));
   }
   if (p.op == Op::NullCount && !p.has_fill) invalid("null_count needs a fill value (flags bit 1 unset)");
+  if (!p.more.empty()) {
+    // Several aggregates: one scalar streaming fold over the whole selection.
+    if (p.reduce_mask != all_axes) invalid("AGG: several aggregates need every axis reduced (a scalar fold)");
+    if (p.grouped() || !p.shard.plain() || p.device != Device::Cpu)
+      invalid("AGG: several aggregates take no GROUP, SHARD or gpu DEVICE section");
+    uint64_t seen = uint64_t(1) << uint32_t(p.op);
+    for (const AggSpec& g : p.more) {
+      for (Op o : {p.op, g.op})
+        if (is_tier_c(o) || o == Op::None)
+          invalid("AGG: several aggregates must all be streaming ops; found op " + str(uint32_t(o)));
+      if (seen & (uint64_t(1) << uint32_t(g.op))) invalid("AGG: op " + str(uint32_t(g.op)) + " is listed twice");
+      seen |= uint64_t(1) << uint32_t(g.op);
+      if (g.op == Op::NullCount && !g.has_fill) invalid("null_count needs a fill value (flags bit 1 unset)");
+    }
+  }
   if (p.spill_path.find('\0') != std::string::npos || p.temp_dir.find('\0') != std::string::npos)
     invalid("spill_path / temp_dir must not contain NUL bytes");
   validate_strategy(p);
@@ -291,26 +306,36 @@ void read_select(QueryPlan& p, Reader& r, const DatasetInfo& d) {
 void read_agg(QueryPlan& p, Reader& r) {
   const uint32_t n = r.u32("aggregate count");
   r.zero32("AGG reserved");
-  if (n > 1) invalid("AGG: this build executes one aggregate per plan; found " + str(n));
+  if (n > kMaxAggs) invalid("AGG: at most " + str(kMaxAggs) + " aggregates per plan; found " + str(n));
   if (n > r.left() / kAggBytes)
     invalid("AGG: " + str(n) + " aggregates need " + str(uint64_t(n) * kAggBytes) + " bytes; the section has " +
             str(r.left()) + " left");
   p.op = Op::None;
+  p.more.clear();
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t op = r.u32("op");
     if (op < 1 || op > uint32_t(Op::Correlation))
       invalid("AGG: aggregate " + str(i) + " op code must be 1..25 (an empty list means none); found " + str(op));
     const uint32_t flags = r.u32("flags");
     if (flags & ~kKnownFlags) invalid("AGG: aggregate " + str(i) + " flags must use bits 0..1 only; found " + str(flags));
-    p.op = Op(op);
-    p.hist_range = flags & 1;
-    p.has_fill = flags & 2;
-    p.bins = r.u32("bins");
-    p.obs_axis = r.u32("obs_axis");
-    p.q = r.f64("q");
-    p.hist_min = r.f64("hist_min");
-    p.hist_max = r.f64("hist_max");
-    p.fill = r.f64("fill");
+    AggSpec g;
+    g.op = Op(op);
+    g.hist_range = flags & 1;
+    g.has_fill = flags & 2;
+    g.bins = r.u32("bins");
+    g.obs_axis = r.u32("obs_axis");
+    g.q = r.f64("q");
+    g.hist_min = r.f64("hist_min");
+    g.hist_max = r.f64("hist_max");
+    g.fill = r.f64("fill");
+    if (i > 0) {
+      p.more.push_back(g);
+      continue;
+    }
+    p.op = g.op;
+    p.hist_range = g.hist_range, p.has_fill = g.has_fill;
+    p.bins = g.bins, p.obs_axis = g.obs_axis;
+    p.q = g.q, p.hist_min = g.hist_min, p.hist_max = g.hist_max, p.fill = g.fill;
   }
 }
 
@@ -479,7 +504,9 @@ std::vector<AggSpec> QueryPlan::aggs() const {
   AggSpec s;
   s.op = op, s.bins = bins, s.obs_axis = obs_axis, s.hist_range = hist_range, s.has_fill = has_fill;
   s.q = q, s.hist_min = hist_min, s.hist_max = hist_max, s.fill = fill;
-  return {s};
+  std::vector<AggSpec> out{s};
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
 }
 
 QueryPlan decode_plan(const uint8_t* bytes, uint64_t len, const Catalog& catalog) {
@@ -558,6 +585,7 @@ std::vector<uint8_t> encode_plan(const QueryPlan& p) {
 std::vector<uint8_t> encode_plan_v1(const QueryPlan& p) {
   if (p.has_index_axes()) invalid("plan v1 cannot encode index-list or run-list axes");
   if (p.grouped()) invalid("plan v1 cannot encode a GROUP section");
+  if (!p.more.empty()) invalid("plan v1 cannot encode several aggregates");
   std::vector<uint8_t> b(kHeaderBytes + p.spill_path.size() + p.temp_dir.size(), 0);
   uint8_t* o = b.data();
   wr32(o + 0, kPlanMagic);

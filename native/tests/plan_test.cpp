@@ -443,3 +443,51 @@ TEST_CASE("v2 OUTPUT flags: bit 0 (f16 as stored bits) round trips; other bits a
   put32(w, out + 12, 3);
   EXPECT_CODE(decode_plan(w.data(), w.size(), c), "TET_PLAN_INVALID");
 }
+
+TEST_CASE("v2 AGG with several aggregates (reductions): round trip, and only distinct streaming ops of a scalar fold") {
+  const Catalog& c = source().catalog();
+  auto agg = [](Op op) {
+    AggSpec g;
+    g.op = op;
+    return g;
+  };
+  QueryPlan p = base();
+  p.op = Op::Min;
+  p.more = {agg(Op::Max), agg(Op::Mean), agg(Op::Std), agg(Op::ArgMax)};
+  const auto w = encode_plan(p);
+  const size_t at = section_at(w, 2);
+  CHECK(get32(w, at + 4) == 8 + 5 * 48 && get32(w, at + 8) == 5);
+  const QueryPlan d = decode_plan(w.data(), w.size(), c);
+  CHECK(d.op == Op::Min && d.more.size() == 4);
+  CHECK(d.more[0].op == Op::Max && d.more[3].op == Op::ArgMax);
+  CHECK(d.aggs().size() == 5 && d.aggs()[2].op == Op::Mean);
+  EXPECT_CODE(encode_plan_v1(p), "TET_PLAN_INVALID");
+  auto v2_invalid = [&](const QueryPlan& q) {
+    const auto b = encode_plan(q);
+    EXPECT_CODE(decode_plan(b.data(), b.size(), c), "TET_PLAN_INVALID");
+  };
+  QueryPlan q = p;
+  q.more.push_back(agg(Op::Median));  // tier C
+  v2_invalid(q);
+  q = p;
+  q.op = Op::Quantile;  // tier C first
+  v2_invalid(q);
+  q = p;
+  q.more.push_back(agg(Op::Max));  // repeated
+  v2_invalid(q);
+  q = p;
+  q.more.push_back(agg(Op::NullCount));  // no fill
+  v2_invalid(q);
+  q = p;
+  q.reduce_mask = 1;  // partial
+  v2_invalid(q);
+  q = p;
+  q.shard = ShardRange{0, 1, 2};
+  v2_invalid(q);
+  q = p;
+  q.device = Device::Gpu;
+  v2_invalid(q);
+  q = p;
+  q.more.assign(kMaxAggs, agg(Op::Max));  // 33 aggregates
+  v2_invalid(q);
+}

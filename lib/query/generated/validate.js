@@ -3,7 +3,7 @@
 "use strict";
 export const validate = validate21;
 export default validate21;
-const schema6 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://tetration.dev/schema/query.schema.json","title":"tetration query document (flat wire, layout v1)","description":"an object with \"dataset\" or \"table\" and at most one reduction key","type":"object","additionalProperties":false,"properties":{"dataset":{"description":"a non-empty dataset name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024,"pattern":"\\S"},"table":{"description":"a non-empty table name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024,"pattern":"\\S"},"where":{"description":"a list of at most 256 predicates {axis?, column, <op>: value}, AND-ed","type":"array","maxItems":256,"items":{"$ref":"#/definitions/predicate"}},"group_by":{"description":"a group key: \"column\", \"axis.column\", {axis?, column, bucket?, width?}, or (table queries) a list of 1 to 4 of those","anyOf":[{"$ref":"#/definitions/groupKey"},{"type":"array","minItems":1,"maxItems":4,"items":{"$ref":"#/definitions/groupKey"}}]},"columns":{"description":"a list of 1 to 1024 distinct column names","type":"array","minItems":1,"maxItems":1024,"items":{"$ref":"#/definitions/columnName"}},"limit":{"description":"a row count between 0 and 1000000","type":"integer","minimum":0,"maximum":1000000},"offset":{"$ref":"#/definitions/count"},"order_by":{"description":"a list of 1 to 8 sort keys {column, desc?}","type":"array","minItems":1,"maxItems":8,"items":{"description":"a sort key {column, desc?}","type":"object","additionalProperties":false,"required":["column"],"properties":{"column":{"$ref":"#/definitions/columnName"},"desc":{"description":"a boolean","type":"boolean"}}}},"layout_version":{"description":"layout version 1","type":"integer","const":1},"selection":{"description":"an array with one entry per axis (at most 8): null, {start, stop, step, start_label, stop_label} or {indices}","type":["array","null"],"maxItems":8,"items":{"$ref":"#/definitions/axisSelection"}},"execution":{"$ref":"#/definitions/execution"},"spill":{"description":"a non-empty spill file path (at most 4096 characters)","type":"string","minLength":1,"maxLength":4096},"sum":{"$ref":"#/definitions/axisSpec"},"mean":{"$ref":"#/definitions/axisSpec"},"min":{"$ref":"#/definitions/axisSpec"},"max":{"$ref":"#/definitions/axisSpec"},"count":{"$ref":"#/definitions/axisSpec"},"var":{"$ref":"#/definitions/axisSpec"},"std":{"$ref":"#/definitions/axisSpec"},"product":{"$ref":"#/definitions/axisSpec"},"norm_l1":{"$ref":"#/definitions/axisSpec"},"norm_l2":{"$ref":"#/definitions/axisSpec"},"all_finite":{"$ref":"#/definitions/axisSpec"},"any_nan":{"$ref":"#/definitions/axisSpec"},"any_inf":{"$ref":"#/definitions/axisSpec"},"arg_min":{"$ref":"#/definitions/axisSpec"},"arg_max":{"$ref":"#/definitions/axisSpec"},"nan_count":{"$ref":"#/definitions/axisSpec"},"inf_count":{"$ref":"#/definitions/axisSpec"},"nan_mean":{"$ref":"#/definitions/axisSpec"},"nan_std":{"$ref":"#/definitions/axisSpec"},"median":{"$ref":"#/definitions/axisSpec"},"null_count":{"description":"an axis spec or an object {fill, axis | axes}","anyOf":[{"$ref":"#/definitions/axisSpec"},{"$ref":"#/definitions/nullCountParams"}]},"quantile":{"$ref":"#/definitions/quantileParams"},"histogram":{"$ref":"#/definitions/histogramParams"},"covariance":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]},"correlation":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]}},"definitions":{"count":{"description":"a non-negative integer","type":"integer","minimum":0,"maximum":9007199254740991},"label":{"description":"a coordinate label (string of at most 4096 characters, or a number)","type":["string","number"],"maxLength":4096},"axisSelection":{"description":"null or an object {start, stop, step, start_label, stop_label} or {indices}","type":["object","null"],"additionalProperties":false,"properties":{"indices":{"description":"an index list: 1 to 16777216 non-negative integers, strictly ascending","type":["array","null"],"minItems":1,"maxItems":16777216,"items":{"description":"a non-negative integer index","type":"integer","minimum":0,"maximum":9007199254740991}},"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}},"axisToken":{"description":"an axis: a non-negative integer, a decimal string or a dimension name","anyOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"}]},"axisSpec":{"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those; for table queries {column}","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}},{"$ref":"#/definitions/columnParams"}]},"columnName":{"description":"a non-empty column name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024},"columnParams":{"description":"an object {column} (table queries; {} with count counts rows)","type":"object","additionalProperties":false,"properties":{"column":{"$ref":"#/definitions/columnName"}}},"literal":{"description":"a value: a string (at most 65536 characters), a number or a boolean","type":["string","number","boolean"],"maxLength":65536},"predicate":{"description":"a predicate {axis?, column, <op>: value} with exactly one op of eq, ne, lt, le, gt, ge, in, not_in, range, prefix, is_null, is_nan","type":"object","additionalProperties":false,"required":["column"],"properties":{"axis":{"$ref":"#/definitions/axisToken"},"column":{"$ref":"#/definitions/columnName"},"eq":{"$ref":"#/definitions/literal"},"ne":{"$ref":"#/definitions/literal"},"lt":{"$ref":"#/definitions/literal"},"le":{"$ref":"#/definitions/literal"},"gt":{"$ref":"#/definitions/literal"},"ge":{"$ref":"#/definitions/literal"},"in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"not_in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"range":{"description":"a pair [lo, hi] (half-open; null = unbounded)","type":"array","minItems":2,"maxItems":2,"items":{"anyOf":[{"$ref":"#/definitions/literal"},{"type":"null"}]}},"prefix":{"description":"a string (at most 65536 characters)","type":"string","maxLength":65536},"is_null":{"description":"a boolean","type":"boolean"},"is_nan":{"description":"a boolean","type":"boolean"}}},"groupKey":{"description":"a group key: \"column\", \"axis.column\" or {axis?, column, bucket?, width?}","anyOf":[{"type":"string","minLength":1,"maxLength":2048},{"type":"object","additionalProperties":false,"required":["column"],"properties":{"axis":{"$ref":"#/definitions/axisToken"},"column":{"$ref":"#/definitions/columnName"},"bucket":{"description":"one of year, month, day, hour, minute","type":"string","enum":["year","month","day","hour","minute"]},"width":{"description":"a positive finite number","type":"number","exclusiveMinimum":0}}}]},"axisParams":{"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"nullCountParams":{"description":"an object {fill, axis | axes} (table queries: {column})","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"quantileParams":{"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"histogramParams":{"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}},"execution":{"description":"an object {memory_budget_bytes, memory_budget_percent, memory_budget_percent_bps, fold_parallel, threads, device}","type":"object","additionalProperties":false,"properties":{"memory_budget_bytes":{"description":"a positive byte count","type":"integer","minimum":1,"maximum":9007199254740991},"memory_budget_percent":{"description":"a percentage in (0, 100]","type":"number","exclusiveMinimum":0,"maximum":100},"memory_budget_percent_bps":{"description":"basis points between 1 and 10000","type":"integer","minimum":1,"maximum":10000},"fold_parallel":{"description":"a boolean","type":"boolean"},"threads":{"description":"a thread count between 1 and 4096","type":"integer","minimum":1,"maximum":4096},"device":{"description":"a device token: cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi","type":"string","pattern":"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"}}}}};
+const schema6 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://tetration.dev/schema/query.schema.json","title":"tetration query document (flat wire, layout v1)","description":"an object with \"dataset\" or \"table\" and at most one reduction key","type":"object","additionalProperties":false,"properties":{"dataset":{"description":"a non-empty dataset name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024,"pattern":"\\S"},"table":{"description":"a non-empty table name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024,"pattern":"\\S"},"where":{"description":"a list of at most 256 predicates {axis?, column, <op>: value}, AND-ed","type":"array","maxItems":256,"items":{"$ref":"#/definitions/predicate"}},"group_by":{"description":"a group key: \"column\", \"axis.column\", {axis?, column, bucket?, width?}, or (table queries) a list of 1 to 4 of those","anyOf":[{"$ref":"#/definitions/groupKey"},{"type":"array","minItems":1,"maxItems":4,"items":{"$ref":"#/definitions/groupKey"}}]},"columns":{"description":"a list of 1 to 1024 distinct column names","type":"array","minItems":1,"maxItems":1024,"items":{"$ref":"#/definitions/columnName"}},"limit":{"description":"a row count between 0 and 1000000","type":"integer","minimum":0,"maximum":1000000},"offset":{"$ref":"#/definitions/count"},"order_by":{"description":"a list of 1 to 8 sort keys {column, desc?}","type":"array","minItems":1,"maxItems":8,"items":{"description":"a sort key {column, desc?}","type":"object","additionalProperties":false,"required":["column"],"properties":{"column":{"$ref":"#/definitions/columnName"},"desc":{"description":"a boolean","type":"boolean"}}}},"layout_version":{"description":"layout version 1","type":"integer","const":1},"selection":{"description":"an array with one entry per axis (at most 8): null, {start, stop, step, start_label, stop_label} or {indices}","type":["array","null"],"maxItems":8,"items":{"$ref":"#/definitions/axisSelection"}},"execution":{"$ref":"#/definitions/execution"},"spill":{"description":"a non-empty spill file path (at most 4096 characters)","type":"string","minLength":1,"maxLength":4096},"reductions":{"description":"a list of 1..32 distinct streaming reduction names, or an object {ops, axis} / {ops, axes} (extension: several reductions in one pass)","anyOf":[{"$ref":"#/definitions/reductionList"},{"type":"object","additionalProperties":false,"required":["ops"],"properties":{"ops":{"$ref":"#/definitions/reductionList"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}}]},"sum":{"$ref":"#/definitions/axisSpec"},"mean":{"$ref":"#/definitions/axisSpec"},"min":{"$ref":"#/definitions/axisSpec"},"max":{"$ref":"#/definitions/axisSpec"},"count":{"$ref":"#/definitions/axisSpec"},"var":{"$ref":"#/definitions/axisSpec"},"std":{"$ref":"#/definitions/axisSpec"},"product":{"$ref":"#/definitions/axisSpec"},"norm_l1":{"$ref":"#/definitions/axisSpec"},"norm_l2":{"$ref":"#/definitions/axisSpec"},"all_finite":{"$ref":"#/definitions/axisSpec"},"any_nan":{"$ref":"#/definitions/axisSpec"},"any_inf":{"$ref":"#/definitions/axisSpec"},"arg_min":{"$ref":"#/definitions/axisSpec"},"arg_max":{"$ref":"#/definitions/axisSpec"},"nan_count":{"$ref":"#/definitions/axisSpec"},"inf_count":{"$ref":"#/definitions/axisSpec"},"nan_mean":{"$ref":"#/definitions/axisSpec"},"nan_std":{"$ref":"#/definitions/axisSpec"},"median":{"$ref":"#/definitions/axisSpec"},"null_count":{"description":"an axis spec or an object {fill, axis | axes}","anyOf":[{"$ref":"#/definitions/axisSpec"},{"$ref":"#/definitions/nullCountParams"}]},"quantile":{"$ref":"#/definitions/quantileParams"},"histogram":{"$ref":"#/definitions/histogramParams"},"covariance":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]},"correlation":{"description":"an observation axis (integer or dimension name) or an object {axis}","anyOf":[{"$ref":"#/definitions/axisToken"},{"$ref":"#/definitions/axisParams"}]}},"definitions":{"count":{"description":"a non-negative integer","type":"integer","minimum":0,"maximum":9007199254740991},"label":{"description":"a coordinate label (string of at most 4096 characters, or a number)","type":["string","number"],"maxLength":4096},"axisSelection":{"description":"null or an object {start, stop, step, start_label, stop_label} or {indices}","type":["object","null"],"additionalProperties":false,"properties":{"indices":{"description":"an index list: 1 to 16777216 non-negative integers, strictly ascending","type":["array","null"],"minItems":1,"maxItems":16777216,"items":{"description":"a non-negative integer index","type":"integer","minimum":0,"maximum":9007199254740991}},"start":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"stop":{"description":"a non-negative integer or null","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"step":{"description":"a positive integer (step 0 is invalid) or null","type":["integer","null"],"minimum":1,"maximum":9007199254740991},"start_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096},"stop_label":{"description":"a coordinate label or null","type":["string","number","null"],"maxLength":4096}}},"axisToken":{"description":"an axis: a non-negative integer, a decimal string or a dimension name","anyOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"}]},"axisSpec":{"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those; for table queries {column}","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}},{"$ref":"#/definitions/columnParams"}]},"columnName":{"description":"a non-empty column name (at most 1024 characters)","type":"string","minLength":1,"maxLength":1024},"columnParams":{"description":"an object {column} (table queries; {} with count counts rows)","type":"object","additionalProperties":false,"properties":{"column":{"$ref":"#/definitions/columnName"}}},"literal":{"description":"a value: a string (at most 65536 characters), a number or a boolean","type":["string","number","boolean"],"maxLength":65536},"predicate":{"description":"a predicate {axis?, column, <op>: value} with exactly one op of eq, ne, lt, le, gt, ge, in, not_in, range, prefix, is_null, is_nan","type":"object","additionalProperties":false,"required":["column"],"properties":{"axis":{"$ref":"#/definitions/axisToken"},"column":{"$ref":"#/definitions/columnName"},"eq":{"$ref":"#/definitions/literal"},"ne":{"$ref":"#/definitions/literal"},"lt":{"$ref":"#/definitions/literal"},"le":{"$ref":"#/definitions/literal"},"gt":{"$ref":"#/definitions/literal"},"ge":{"$ref":"#/definitions/literal"},"in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"not_in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"range":{"description":"a pair [lo, hi] (half-open; null = unbounded)","type":"array","minItems":2,"maxItems":2,"items":{"anyOf":[{"$ref":"#/definitions/literal"},{"type":"null"}]}},"prefix":{"description":"a string (at most 65536 characters)","type":"string","maxLength":65536},"is_null":{"description":"a boolean","type":"boolean"},"is_nan":{"description":"a boolean","type":"boolean"}}},"groupKey":{"description":"a group key: \"column\", \"axis.column\" or {axis?, column, bucket?, width?}","anyOf":[{"type":"string","minLength":1,"maxLength":2048},{"type":"object","additionalProperties":false,"required":["column"],"properties":{"axis":{"$ref":"#/definitions/axisToken"},"column":{"$ref":"#/definitions/columnName"},"bucket":{"description":"one of year, month, day, hour, minute","type":"string","enum":["year","month","day","hour","minute"]},"width":{"description":"a positive finite number","type":"number","exclusiveMinimum":0}}}]},"reductionList":{"description":"a list of 1..32 distinct reduction names","type":"array","minItems":1,"maxItems":32,"uniqueItems":true,"items":{"description":"a reduction name","type":"string","minLength":1,"maxLength":64}},"axisParams":{"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"nullCountParams":{"description":"an object {fill, axis | axes} (table queries: {column})","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"quantileParams":{"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}},"histogramParams":{"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}},"execution":{"description":"an object {memory_budget_bytes, memory_budget_percent, memory_budget_percent_bps, fold_parallel, threads, device}","type":"object","additionalProperties":false,"properties":{"memory_budget_bytes":{"description":"a positive byte count","type":"integer","minimum":1,"maximum":9007199254740991},"memory_budget_percent":{"description":"a percentage in (0, 100]","type":"number","exclusiveMinimum":0,"maximum":100},"memory_budget_percent_bps":{"description":"basis points between 1 and 10000","type":"integer","minimum":1,"maximum":10000},"fold_parallel":{"description":"a boolean","type":"boolean"},"threads":{"description":"a thread count between 1 and 4096","type":"integer","minimum":1,"maximum":4096},"device":{"description":"a device token: cpu, auto, metal, cuda, cuda:N, cuda:multi, rocm, rocm:N or rocm:multi","type":"string","pattern":"^(cpu|auto|metal|(cuda|rocm)(:([0-9]{1,4}|multi))?)$"}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("\\S", "u");
 const schema7 = {"description":"a predicate {axis?, column, <op>: value} with exactly one op of eq, ne, lt, le, gt, ge, in, not_in, range, prefix, is_null, is_nan","type":"object","additionalProperties":false,"required":["column"],"properties":{"axis":{"$ref":"#/definitions/axisToken"},"column":{"$ref":"#/definitions/columnName"},"eq":{"$ref":"#/definitions/literal"},"ne":{"$ref":"#/definitions/literal"},"lt":{"$ref":"#/definitions/literal"},"le":{"$ref":"#/definitions/literal"},"gt":{"$ref":"#/definitions/literal"},"ge":{"$ref":"#/definitions/literal"},"in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"not_in":{"description":"a list of at most 65536 values","type":"array","maxItems":65536,"items":{"$ref":"#/definitions/literal"}},"range":{"description":"a pair [lo, hi] (half-open; null = unbounded)","type":"array","minItems":2,"maxItems":2,"items":{"anyOf":[{"$ref":"#/definitions/literal"},{"type":"null"}]}},"prefix":{"description":"a string (at most 65536 characters)","type":"string","maxLength":65536},"is_null":{"description":"a boolean","type":"boolean"},"is_nan":{"description":"a boolean","type":"boolean"}}};
@@ -1149,10 +1149,87 @@ validate49.errors = vErrors;
 return errors === 0;
 }
 
-const schema15 = {"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those; for table queries {column}","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}},{"$ref":"#/definitions/columnParams"}]};
-const schema16 = {"description":"an object {column} (table queries; {} with count counts rows)","type":"object","additionalProperties":false,"properties":{"column":{"$ref":"#/definitions/columnName"}}};
+const schema15 = {"description":"a list of 1..32 distinct reduction names","type":"array","minItems":1,"maxItems":32,"uniqueItems":true,"items":{"description":"a reduction name","type":"string","minLength":1,"maxLength":64}};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(Array.isArray(data)){
+if(data.length > 32){
+validate51.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items",schema:32,parentSchema:schema15,data}];
+return false;
+}
+else {
+if(data.length < 1){
+validate51.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema15,data}];
+return false;
+}
+else {
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(data0.length > 64){
+validate51.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema15.items,data:data0}];
+return false;
+}
+else {
+if(data0.length < 1){
+validate51.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.items,data:data0}];
+return false;
+}
+}
+}
+else {
+validate51.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.items.type,parentSchema:schema15.items,data:data0}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+if(valid0){
+let i1 = data.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate51.errors = [{instancePath,schemaPath:"#/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema15,data}];
+return false;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+}
+}
+}
+else {
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.type,parentSchema:schema15,data}];
+return false;
+}
+}
+validate51.errors = vErrors;
+return errors === 0;
+}
+
+const schema16 = {"description":"an axis spec: [] (scalar), a non-negative integer, a decimal string or dimension name, or an array of at most 8 of those; for table queries {column}","anyOf":[{"$ref":"#/definitions/axisToken"},{"type":"array","maxItems":8,"items":{"$ref":"#/definitions/axisToken"}},{"$ref":"#/definitions/columnParams"}]};
+const schema17 = {"description":"an object {column} (table queries; {} with count counts rows)","type":"object","additionalProperties":false,"properties":{"column":{"$ref":"#/definitions/columnName"}}};
+
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -1160,7 +1237,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "column")){
-validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data}];
+validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data}];
 return false;
 break;
 }
@@ -1175,16 +1252,16 @@ errors = vErrors.length;
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.type,parentSchema:schema16,data}];
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -1201,7 +1278,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data)){
 if(data.length > 8){
-const err0 = {instancePath,schemaPath:"#/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items",schema:8,parentSchema:schema15.anyOf[1],data};
+const err0 = {instancePath,schemaPath:"#/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items",schema:8,parentSchema:schema16.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1227,7 +1304,7 @@ break;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.anyOf[1].type,parentSchema:schema15.anyOf[1],data};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.anyOf[1].type,parentSchema:schema16.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1241,8 +1318,8 @@ var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs5 = errors;
-if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate57(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
@@ -1250,7 +1327,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.anyOf,parentSchema:schema15,data};
+const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.anyOf,parentSchema:schema16,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1258,7 +1335,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate51.errors = vErrors;
+validate54.errors = vErrors;
 return false;
 }
 else {
@@ -1272,13 +1349,13 @@ vErrors = null;
 }
 }
 }
-validate51.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
 
-const schema17 = {"description":"an object {fill, axis | axes} (table queries: {column})","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
+const schema18 = {"description":"an object {fill, axis | axes} (table queries: {column})","type":"object","additionalProperties":false,"properties":{"fill":{"description":"a fill value (number)","type":"number"},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -1286,7 +1363,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "fill") || (key0 === "column")) || (key0 === "axis")) || (key0 === "axes"))){
-validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data}];
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema18,data}];
 return false;
 break;
 }
@@ -1296,7 +1373,7 @@ if(data.fill !== undefined){
 let data0 = data.fill;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate78.errors = [{instancePath:instancePath+"/fill",schemaPath:"#/properties/fill/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema17.properties.fill.type,parentSchema:schema17.properties.fill,data:data0}];
+validate83.errors = [{instancePath:instancePath+"/fill",schemaPath:"#/properties/fill/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema18.properties.fill.type,parentSchema:schema18.properties.fill,data:data0}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1319,8 +1396,8 @@ var valid0 = true;
 if(valid0){
 if(data.axis !== undefined){
 const _errs5 = errors;
-if(!(validate51(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -1331,113 +1408,14 @@ var valid0 = true;
 if(valid0){
 if(data.axes !== undefined){
 const _errs6 = errors;
-if(!(validate51(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data}];
-return false;
-}
-}
-validate78.errors = vErrors;
-return errors === 0;
-}
-
-const schema18 = {"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
-
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.q === undefined) && (missing0 = "q")){
-validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema18.required,parentSchema:schema18,data}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "q") || (key0 === "column")) || (key0 === "axis")) || (key0 === "axes"))){
-validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema18,data}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.q !== undefined){
-let data0 = data.q;
-const _errs2 = errors;
-if(errors === _errs2){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 1 || isNaN(data0)){
-validate83.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema18.properties.q,data:data0}];
-return false;
-}
-else {
-if(data0 < 0 || isNaN(data0)){
-validate83.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema18.properties.q,data:data0}];
-return false;
-}
-}
-}
-else {
-validate83.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema18.properties.q.type,parentSchema:schema18.properties.q,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.column !== undefined){
-const _errs4 = errors;
-if(!(validate25(data.column, {instancePath:instancePath+"/column",parentData:data,parentDataProperty:"column",rootData}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.axis !== undefined){
-const _errs5 = errors;
-if(!(validate51(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.axes !== undefined){
-const _errs6 = errors;
-if(!(validate51(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -1453,7 +1431,7 @@ validate83.errors = vErrors;
 return errors === 0;
 }
 
-const schema19 = {"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}};
+const schema19 = {"description":"an object {q, axis | axes} with q in [0, 1]","type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"description":"a number in [0, 1]","type":"number","minimum":0,"maximum":1},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1461,15 +1439,114 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.bins === undefined) && (missing0 = "bins")){
+if((data.q === undefined) && (missing0 = "q")){
 validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema19.required,parentSchema:schema19,data}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "bins") || (key0 === "column")) || (key0 === "axis")) || (key0 === "axes")) || (key0 === "min")) || (key0 === "max"))){
+if(!((((key0 === "q") || (key0 === "column")) || (key0 === "axis")) || (key0 === "axes"))){
 validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema19,data}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.q !== undefined){
+let data0 = data.q;
+const _errs2 = errors;
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 1 || isNaN(data0)){
+validate88.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema19.properties.q,data:data0}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate88.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema19.properties.q,data:data0}];
+return false;
+}
+}
+}
+else {
+validate88.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema19.properties.q.type,parentSchema:schema19.properties.q,data:data0}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.column !== undefined){
+const _errs4 = errors;
+if(!(validate25(data.column, {instancePath:instancePath+"/column",parentData:data,parentDataProperty:"column",rootData}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.axis !== undefined){
+const _errs5 = errors;
+if(!(validate54(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.axes !== undefined){
+const _errs6 = errors;
+if(!(validate54(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.type,parentSchema:schema19,data}];
+return false;
+}
+}
+validate88.errors = vErrors;
+return errors === 0;
+}
+
+const schema20 = {"description":"an object {bins, axis | axes, min, max} (min and max together)","type":"object","additionalProperties":false,"required":["bins"],"properties":{"bins":{"description":"a bin count between 1 and 1000000","type":"integer","minimum":1,"maximum":1000000},"column":{"$ref":"#/definitions/columnName"},"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"},"min":{"description":"a finite number","type":"number"},"max":{"description":"a finite number","type":"number"}},"dependencies":{"min":["max"],"max":["min"]}};
+
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.bins === undefined) && (missing0 = "bins")){
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema20.required,parentSchema:schema20,data}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "bins") || (key0 === "column")) || (key0 === "axis")) || (key0 === "axes")) || (key0 === "min")) || (key0 === "max"))){
+validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema20,data}];
 return false;
 break;
 }
@@ -1477,18 +1554,18 @@ break;
 if(_errs1 === errors){
 let missing1;
 if(data.min !== undefined && ((data.max === undefined) && (missing1 = "max"))){
-validate88.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "min",
+validate93.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "min",
     missingProperty: missing1,
     depsCount: 1,
-    deps: "max"},message:"must have property max when property min is present",schema:schema19.dependencies,parentSchema:schema19,data}];
+    deps: "max"},message:"must have property max when property min is present",schema:schema20.dependencies,parentSchema:schema20,data}];
 return false;
 }
 else {
 if(data.max !== undefined && ((data.min === undefined) && (missing1 = "min"))){
-validate88.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "max",
+validate93.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "max",
     missingProperty: missing1,
     depsCount: 1,
-    deps: "min"},message:"must have property min when property max is present",schema:schema19.dependencies,parentSchema:schema19,data}];
+    deps: "min"},message:"must have property min when property max is present",schema:schema20.dependencies,parentSchema:schema20,data}];
 return false;
 }
 else {
@@ -1496,18 +1573,18 @@ if(data.bins !== undefined){
 let data0 = data.bins;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate88.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.bins.type,parentSchema:schema19.properties.bins,data:data0}];
+validate93.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.bins.type,parentSchema:schema20.properties.bins,data:data0}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1000000 || isNaN(data0)){
-validate88.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema19.properties.bins,data:data0}];
+validate93.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema20.properties.bins,data:data0}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate88.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema19.properties.bins,data:data0}];
+validate93.errors = [{instancePath:instancePath+"/bins",schemaPath:"#/properties/bins/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema20.properties.bins,data:data0}];
 return false;
 }
 }
@@ -1533,8 +1610,8 @@ var valid1 = true;
 if(valid1){
 if(data.axis !== undefined){
 const _errs5 = errors;
-if(!(validate51(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -1545,8 +1622,8 @@ var valid1 = true;
 if(valid1){
 if(data.axes !== undefined){
 const _errs6 = errors;
-if(!(validate51(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -1559,7 +1636,7 @@ if(data.min !== undefined){
 let data4 = data.min;
 const _errs7 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate88.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema19.properties.min.type,parentSchema:schema19.properties.min,data:data4}];
+validate93.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema20.properties.min.type,parentSchema:schema20.properties.min,data:data4}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -1572,7 +1649,7 @@ if(data.max !== undefined){
 let data5 = data.max;
 const _errs9 = errors;
 if(!((typeof data5 == "number") && (isFinite(data5)))){
-validate88.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema19.properties.max.type,parentSchema:schema19.properties.max,data:data5}];
+validate93.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema20.properties.max.type,parentSchema:schema20.properties.max,data:data5}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -1591,17 +1668,17 @@ var valid1 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.type,parentSchema:schema19,data}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema20.type,parentSchema:schema20,data}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
 
-const schema20 = {"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
+const schema21 = {"description":"an object {axis} or {axes}","type":"object","additionalProperties":false,"properties":{"axis":{"$ref":"#/definitions/axisSpec"},"axes":{"$ref":"#/definitions/axisSpec"}}};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -1609,7 +1686,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "axis") || (key0 === "axes"))){
-validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema20,data}];
+validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema21,data}];
 return false;
 break;
 }
@@ -1617,8 +1694,8 @@ break;
 if(_errs1 === errors){
 if(data.axis !== undefined){
 const _errs2 = errors;
-if(!(validate51(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.axis, {instancePath:instancePath+"/axis",parentData:data,parentDataProperty:"axis",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -1629,8 +1706,8 @@ var valid0 = true;
 if(valid0){
 if(data.axes !== undefined){
 const _errs3 = errors;
-if(!(validate51(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.axes, {instancePath:instancePath+"/axes",parentData:data,parentDataProperty:"axes",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -1642,11 +1719,11 @@ var valid0 = true;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema20.type,parentSchema:schema20,data}];
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema21.type,parentSchema:schema21,data}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
 
@@ -2127,11 +2204,125 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.sum !== undefined){
+if(data.reductions !== undefined){
+let data19 = data.reductions;
 const _errs37 = errors;
-if(!(validate51(data.sum, {instancePath:instancePath+"/sum",parentData:data,parentDataProperty:"sum",rootData}))){
+const _errs38 = errors;
+let valid8 = false;
+const _errs39 = errors;
+if(!(validate51(data19, {instancePath:instancePath+"/reductions",parentData:data,parentDataProperty:"reductions",rootData}))){
 vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
+}
+var _valid1 = _errs39 === errors;
+valid8 = valid8 || _valid1;
+if(!valid8){
+const _errs40 = errors;
+if(errors === _errs40){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+let missing1;
+if((data19.ops === undefined) && (missing1 = "ops")){
+const err4 = {instancePath:instancePath+"/reductions",schemaPath:"#/properties/reductions/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema6.properties.reductions.anyOf[1].required,parentSchema:schema6.properties.reductions.anyOf[1],data:data19};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+const _errs42 = errors;
+for(const key2 in data19){
+if(!(((key2 === "ops") || (key2 === "axis")) || (key2 === "axes"))){
+const err5 = {instancePath:instancePath+"/reductions",schemaPath:"#/properties/reductions/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema6.properties.reductions.anyOf[1],data:data19};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+break;
+}
+}
+if(_errs42 === errors){
+if(data19.ops !== undefined){
+const _errs43 = errors;
+if(!(validate51(data19.ops, {instancePath:instancePath+"/reductions/ops",parentData:data19,parentDataProperty:"ops",rootData}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+var valid9 = _errs43 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data19.axis !== undefined){
+const _errs44 = errors;
+if(!(validate54(data19.axis, {instancePath:instancePath+"/reductions/axis",parentData:data19,parentDataProperty:"axis",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var valid9 = _errs44 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data19.axes !== undefined){
+const _errs45 = errors;
+if(!(validate54(data19.axes, {instancePath:instancePath+"/reductions/axes",parentData:data19,parentDataProperty:"axes",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var valid9 = _errs45 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/reductions",schemaPath:"#/properties/reductions/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema6.properties.reductions.anyOf[1].type,parentSchema:schema6.properties.reductions.anyOf[1],data:data19};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+var _valid1 = _errs40 === errors;
+valid8 = valid8 || _valid1;
+}
+if(!valid8){
+const err7 = {instancePath:instancePath+"/reductions",schemaPath:"#/properties/reductions/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema6.properties.reductions.anyOf,parentSchema:schema6.properties.reductions,data:data19};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate21.errors = vErrors;
+return false;
+}
+else {
+errors = _errs38;
+if(vErrors !== null){
+if(_errs38){
+vErrors.length = _errs38;
+}
+else {
+vErrors = null;
+}
+}
 }
 var valid0 = _errs37 === errors;
 }
@@ -2139,106 +2330,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.mean !== undefined){
-const _errs38 = errors;
-if(!(validate51(data.mean, {instancePath:instancePath+"/mean",parentData:data,parentDataProperty:"mean",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs38 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.min !== undefined){
-const _errs39 = errors;
-if(!(validate51(data.min, {instancePath:instancePath+"/min",parentData:data,parentDataProperty:"min",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs39 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.max !== undefined){
-const _errs40 = errors;
-if(!(validate51(data.max, {instancePath:instancePath+"/max",parentData:data,parentDataProperty:"max",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs40 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.count !== undefined){
-const _errs41 = errors;
-if(!(validate51(data.count, {instancePath:instancePath+"/count",parentData:data,parentDataProperty:"count",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs41 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.var !== undefined){
-const _errs42 = errors;
-if(!(validate51(data.var, {instancePath:instancePath+"/var",parentData:data,parentDataProperty:"var",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs42 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.std !== undefined){
-const _errs43 = errors;
-if(!(validate51(data.std, {instancePath:instancePath+"/std",parentData:data,parentDataProperty:"std",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs43 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.product !== undefined){
-const _errs44 = errors;
-if(!(validate51(data.product, {instancePath:instancePath+"/product",parentData:data,parentDataProperty:"product",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs44 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.norm_l1 !== undefined){
-const _errs45 = errors;
-if(!(validate51(data.norm_l1, {instancePath:instancePath+"/norm_l1",parentData:data,parentDataProperty:"norm_l1",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs45 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.norm_l2 !== undefined){
+if(data.sum !== undefined){
 const _errs46 = errors;
-if(!(validate51(data.norm_l2, {instancePath:instancePath+"/norm_l2",parentData:data,parentDataProperty:"norm_l2",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.sum, {instancePath:instancePath+"/sum",parentData:data,parentDataProperty:"sum",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs46 === errors;
@@ -2247,10 +2342,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.all_finite !== undefined){
+if(data.mean !== undefined){
 const _errs47 = errors;
-if(!(validate51(data.all_finite, {instancePath:instancePath+"/all_finite",parentData:data,parentDataProperty:"all_finite",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.mean, {instancePath:instancePath+"/mean",parentData:data,parentDataProperty:"mean",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs47 === errors;
@@ -2259,10 +2354,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.any_nan !== undefined){
+if(data.min !== undefined){
 const _errs48 = errors;
-if(!(validate51(data.any_nan, {instancePath:instancePath+"/any_nan",parentData:data,parentDataProperty:"any_nan",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.min, {instancePath:instancePath+"/min",parentData:data,parentDataProperty:"min",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs48 === errors;
@@ -2271,10 +2366,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.any_inf !== undefined){
+if(data.max !== undefined){
 const _errs49 = errors;
-if(!(validate51(data.any_inf, {instancePath:instancePath+"/any_inf",parentData:data,parentDataProperty:"any_inf",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.max, {instancePath:instancePath+"/max",parentData:data,parentDataProperty:"max",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs49 === errors;
@@ -2283,10 +2378,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.arg_min !== undefined){
+if(data.count !== undefined){
 const _errs50 = errors;
-if(!(validate51(data.arg_min, {instancePath:instancePath+"/arg_min",parentData:data,parentDataProperty:"arg_min",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.count, {instancePath:instancePath+"/count",parentData:data,parentDataProperty:"count",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs50 === errors;
@@ -2295,10 +2390,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.arg_max !== undefined){
+if(data.var !== undefined){
 const _errs51 = errors;
-if(!(validate51(data.arg_max, {instancePath:instancePath+"/arg_max",parentData:data,parentDataProperty:"arg_max",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.var, {instancePath:instancePath+"/var",parentData:data,parentDataProperty:"var",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs51 === errors;
@@ -2307,10 +2402,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nan_count !== undefined){
+if(data.std !== undefined){
 const _errs52 = errors;
-if(!(validate51(data.nan_count, {instancePath:instancePath+"/nan_count",parentData:data,parentDataProperty:"nan_count",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.std, {instancePath:instancePath+"/std",parentData:data,parentDataProperty:"std",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs52 === errors;
@@ -2319,10 +2414,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.inf_count !== undefined){
+if(data.product !== undefined){
 const _errs53 = errors;
-if(!(validate51(data.inf_count, {instancePath:instancePath+"/inf_count",parentData:data,parentDataProperty:"inf_count",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.product, {instancePath:instancePath+"/product",parentData:data,parentDataProperty:"product",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs53 === errors;
@@ -2331,10 +2426,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nan_mean !== undefined){
+if(data.norm_l1 !== undefined){
 const _errs54 = errors;
-if(!(validate51(data.nan_mean, {instancePath:instancePath+"/nan_mean",parentData:data,parentDataProperty:"nan_mean",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.norm_l1, {instancePath:instancePath+"/norm_l1",parentData:data,parentDataProperty:"norm_l1",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs54 === errors;
@@ -2343,10 +2438,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nan_std !== undefined){
+if(data.norm_l2 !== undefined){
 const _errs55 = errors;
-if(!(validate51(data.nan_std, {instancePath:instancePath+"/nan_std",parentData:data,parentDataProperty:"nan_std",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.norm_l2, {instancePath:instancePath+"/norm_l2",parentData:data,parentDataProperty:"norm_l2",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs55 === errors;
@@ -2355,10 +2450,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.median !== undefined){
+if(data.all_finite !== undefined){
 const _errs56 = errors;
-if(!(validate51(data.median, {instancePath:instancePath+"/median",parentData:data,parentDataProperty:"median",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.all_finite, {instancePath:instancePath+"/all_finite",parentData:data,parentDataProperty:"all_finite",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs56 === errors;
@@ -2367,49 +2462,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.null_count !== undefined){
-let data39 = data.null_count;
+if(data.any_nan !== undefined){
 const _errs57 = errors;
-const _errs58 = errors;
-let valid8 = false;
-const _errs59 = errors;
-if(!(validate51(data39, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.any_nan, {instancePath:instancePath+"/any_nan",parentData:data,parentDataProperty:"any_nan",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
-}
-var _valid1 = _errs59 === errors;
-valid8 = valid8 || _valid1;
-if(!valid8){
-const _errs60 = errors;
-if(!(validate78(data39, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
-errors = vErrors.length;
-}
-var _valid1 = _errs60 === errors;
-valid8 = valid8 || _valid1;
-}
-if(!valid8){
-const err4 = {instancePath:instancePath+"/null_count",schemaPath:"#/properties/null_count/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema6.properties.null_count.anyOf,parentSchema:schema6.properties.null_count,data:data39};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-validate21.errors = vErrors;
-return false;
-}
-else {
-errors = _errs58;
-if(vErrors !== null){
-if(_errs58){
-vErrors.length = _errs58;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs57 === errors;
 }
@@ -2417,10 +2474,46 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.quantile !== undefined){
+if(data.any_inf !== undefined){
+const _errs58 = errors;
+if(!(validate54(data.any_inf, {instancePath:instancePath+"/any_inf",parentData:data,parentDataProperty:"any_inf",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs58 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.arg_min !== undefined){
+const _errs59 = errors;
+if(!(validate54(data.arg_min, {instancePath:instancePath+"/arg_min",parentData:data,parentDataProperty:"arg_min",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs59 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.arg_max !== undefined){
+const _errs60 = errors;
+if(!(validate54(data.arg_max, {instancePath:instancePath+"/arg_max",parentData:data,parentDataProperty:"arg_max",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs60 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nan_count !== undefined){
 const _errs61 = errors;
-if(!(validate83(data.quantile, {instancePath:instancePath+"/quantile",parentData:data,parentDataProperty:"quantile",rootData}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate54(data.nan_count, {instancePath:instancePath+"/nan_count",parentData:data,parentDataProperty:"nan_count",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs61 === errors;
@@ -2429,10 +2522,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.histogram !== undefined){
+if(data.inf_count !== undefined){
 const _errs62 = errors;
-if(!(validate88(data.histogram, {instancePath:instancePath+"/histogram",parentData:data,parentDataProperty:"histogram",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate54(data.inf_count, {instancePath:instancePath+"/inf_count",parentData:data,parentDataProperty:"inf_count",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs62 === errors;
@@ -2441,49 +2534,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.covariance !== undefined){
-let data42 = data.covariance;
+if(data.nan_mean !== undefined){
 const _errs63 = errors;
-const _errs64 = errors;
-let valid9 = false;
-const _errs65 = errors;
-if(!(validate23(data42, {instancePath:instancePath+"/covariance",parentData:data,parentDataProperty:"covariance",rootData}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+if(!(validate54(data.nan_mean, {instancePath:instancePath+"/nan_mean",parentData:data,parentDataProperty:"nan_mean",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
-}
-var _valid2 = _errs65 === errors;
-valid9 = valid9 || _valid2;
-if(!valid9){
-const _errs66 = errors;
-if(!(validate94(data42, {instancePath:instancePath+"/covariance",parentData:data,parentDataProperty:"covariance",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
-errors = vErrors.length;
-}
-var _valid2 = _errs66 === errors;
-valid9 = valid9 || _valid2;
-}
-if(!valid9){
-const err5 = {instancePath:instancePath+"/covariance",schemaPath:"#/properties/covariance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema6.properties.covariance.anyOf,parentSchema:schema6.properties.covariance,data:data42};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate21.errors = vErrors;
-return false;
-}
-else {
-errors = _errs64;
-if(vErrors !== null){
-if(_errs64){
-vErrors.length = _errs64;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs63 === errors;
 }
@@ -2491,54 +2546,203 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.correlation !== undefined){
-let data43 = data.correlation;
-const _errs67 = errors;
-const _errs68 = errors;
-let valid10 = false;
-const _errs69 = errors;
-if(!(validate23(data43, {instancePath:instancePath+"/correlation",parentData:data,parentDataProperty:"correlation",rootData}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+if(data.nan_std !== undefined){
+const _errs64 = errors;
+if(!(validate54(data.nan_std, {instancePath:instancePath+"/nan_std",parentData:data,parentDataProperty:"nan_std",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
-var _valid3 = _errs69 === errors;
-valid10 = valid10 || _valid3;
-if(!valid10){
-const _errs70 = errors;
-if(!(validate94(data43, {instancePath:instancePath+"/correlation",parentData:data,parentDataProperty:"correlation",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
-errors = vErrors.length;
-}
-var _valid3 = _errs70 === errors;
-valid10 = valid10 || _valid3;
-}
-if(!valid10){
-const err6 = {instancePath:instancePath+"/correlation",schemaPath:"#/properties/correlation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema6.properties.correlation.anyOf,parentSchema:schema6.properties.correlation,data:data43};
-if(vErrors === null){
-vErrors = [err6];
+var valid0 = _errs64 === errors;
 }
 else {
-vErrors.push(err6);
+var valid0 = true;
+}
+if(valid0){
+if(data.median !== undefined){
+const _errs65 = errors;
+if(!(validate54(data.median, {instancePath:instancePath+"/median",parentData:data,parentDataProperty:"median",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs65 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.null_count !== undefined){
+let data43 = data.null_count;
+const _errs66 = errors;
+const _errs67 = errors;
+let valid10 = false;
+const _errs68 = errors;
+if(!(validate54(data43, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var _valid2 = _errs68 === errors;
+valid10 = valid10 || _valid2;
+if(!valid10){
+const _errs69 = errors;
+if(!(validate83(data43, {instancePath:instancePath+"/null_count",parentData:data,parentDataProperty:"null_count",rootData}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+errors = vErrors.length;
+}
+var _valid2 = _errs69 === errors;
+valid10 = valid10 || _valid2;
+}
+if(!valid10){
+const err8 = {instancePath:instancePath+"/null_count",schemaPath:"#/properties/null_count/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema6.properties.null_count.anyOf,parentSchema:schema6.properties.null_count,data:data43};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 validate21.errors = vErrors;
 return false;
 }
 else {
-errors = _errs68;
+errors = _errs67;
 if(vErrors !== null){
-if(_errs68){
-vErrors.length = _errs68;
+if(_errs67){
+vErrors.length = _errs67;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs67 === errors;
+var valid0 = _errs66 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.quantile !== undefined){
+const _errs70 = errors;
+if(!(validate88(data.quantile, {instancePath:instancePath+"/quantile",parentData:data,parentDataProperty:"quantile",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs70 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.histogram !== undefined){
+const _errs71 = errors;
+if(!(validate93(data.histogram, {instancePath:instancePath+"/histogram",parentData:data,parentDataProperty:"histogram",rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs71 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.covariance !== undefined){
+let data46 = data.covariance;
+const _errs72 = errors;
+const _errs73 = errors;
+let valid11 = false;
+const _errs74 = errors;
+if(!(validate23(data46, {instancePath:instancePath+"/covariance",parentData:data,parentDataProperty:"covariance",rootData}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+var _valid3 = _errs74 === errors;
+valid11 = valid11 || _valid3;
+if(!valid11){
+const _errs75 = errors;
+if(!(validate99(data46, {instancePath:instancePath+"/covariance",parentData:data,parentDataProperty:"covariance",rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
+}
+var _valid3 = _errs75 === errors;
+valid11 = valid11 || _valid3;
+}
+if(!valid11){
+const err9 = {instancePath:instancePath+"/covariance",schemaPath:"#/properties/covariance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema6.properties.covariance.anyOf,parentSchema:schema6.properties.covariance,data:data46};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+validate21.errors = vErrors;
+return false;
+}
+else {
+errors = _errs73;
+if(vErrors !== null){
+if(_errs73){
+vErrors.length = _errs73;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs72 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.correlation !== undefined){
+let data47 = data.correlation;
+const _errs76 = errors;
+const _errs77 = errors;
+let valid12 = false;
+const _errs78 = errors;
+if(!(validate23(data47, {instancePath:instancePath+"/correlation",parentData:data,parentDataProperty:"correlation",rootData}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+var _valid4 = _errs78 === errors;
+valid12 = valid12 || _valid4;
+if(!valid12){
+const _errs79 = errors;
+if(!(validate99(data47, {instancePath:instancePath+"/correlation",parentData:data,parentDataProperty:"correlation",rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
+}
+var _valid4 = _errs79 === errors;
+valid12 = valid12 || _valid4;
+}
+if(!valid12){
+const err10 = {instancePath:instancePath+"/correlation",schemaPath:"#/properties/correlation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema6.properties.correlation.anyOf,parentSchema:schema6.properties.correlation,data:data47};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate21.errors = vErrors;
+return false;
+}
+else {
+errors = _errs77;
+if(vErrors !== null){
+if(_errs77){
+vErrors.length = _errs77;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs76 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

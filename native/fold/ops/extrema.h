@@ -20,6 +20,8 @@ template <class T> struct Extrema : Unblocked<T> {
   static constexpr size_t kEncodedBytes = 2 * sizeof(T) + 1;
 
   static State identity(const OpCfg<T>&) { return State(); }
+  // min and max keep the same state: one pass shares it.
+  static uint32_t consume_class(const OpCfg<T>&) { return 0; }
   static void consume(const OpCfg<T>& k, State& a, const T* x, size_t n) {
     const MinMax<T> m = min_max(x, n, k.isa);
     if (m.lo < a.lo) a.lo = m.lo;

@@ -21,6 +21,8 @@ template <class T> struct Moments : Unblocked<T> {
   static constexpr size_t kEncodedBytes = 24;
 
   static State identity(const OpCfg<T>&) { return State(); }
+  // var and std consume identically (nan_std of floats skips NaNs): one pass shares their states.
+  static uint32_t consume_class(const OpCfg<T>& k) { return uint32_t(kFloat && k.op == Op::NanStd); }
   static void consume(const OpCfg<T>& k, State& a, const T* x, size_t n) {
     if (kFloat && k.op == Op::NanStd && min_max(x, n, k.isa).has_nan) {
       for (size_t i = 0; i < n; ++i) consume_one(k, a, x[i], 0);

@@ -27,6 +27,10 @@ template <class T> struct Sum {
   static Xform xform(Op op) { return op == Op::NormL1 ? Xform::Abs : op == Op::NormL2 ? Xform::Square : Xform::Identity; }
 
   static State identity(const OpCfg<T>&) { return State(); }
+  // Ops of one class consume (and merge) identically, so one pass can share their states.
+  static uint32_t consume_class(const OpCfg<T>& k) {
+    return uint32_t(kFloat && k.op == Op::NanMean) | uint32_t(exact_int(k.op)) << 1 | uint32_t(xform(k.op)) << 2;
+  }
 
   static void consume(const OpCfg<T>& k, State& a, const T* x, size_t n) {
     if (kFloat && k.op == Op::NanMean && min_max(x, n, k.isa).has_nan) {

@@ -10,9 +10,11 @@
 //               kind 1 indices u64 n (1..2^24), n x u64 positions (strictly ascending, < shape)
 //               kind 2 runs    u64 n (1..2^24), n x (u64 start, u64 count) unit-step runs,
 //                              ascending and disjoint (start >= previous start + count), count >= 1
-//   2 AGG     u32 n (0 = none: preview / spill; this build runs at most 1), u32 0, then n x 48 bytes:
+//   2 AGG     u32 n (0 = none: preview / spill; 1..kMaxAggs), u32 0, then n x 48 bytes:
 //               u32 op (1..25), u32 flags (bit0 hist_range, bit1 has_fill), u32 bins, u32 obs_axis,
 //               f64 q, f64 hist_min, f64 hist_max, f64 fill
+//             n > 1 (the `reductions` extension): distinct streaming ops of one scalar fold
+//             (every axis reduced), answered from one pass; no GROUP, SHARD or DEVICE gpu.
 //   3 OUTPUT  u32 reduce_mask, u32 flags (bit 0: f16 as stored binary16 bits), u64 preview_max
 //   4 EXEC    u32 strategy, u32 io_mode, u32 threads, u32 spill_path_len, u32 temp_dir_len, u32 0,
 //             spill_path bytes, temp_dir bytes
@@ -63,6 +65,7 @@ constexpr uint64_t kMaxIndexList = uint64_t(1) << 24;  // entries of one index /
 
 enum class SectionTag : uint32_t { Select = 1, Agg = 2, Output = 3, Exec = 4, Shard = 5, Device = 6, Group = 7 };
 constexpr uint64_t kMaxGroups = uint64_t(1) << 24;  // GROUP: groups of one plan
+constexpr uint32_t kMaxAggs = 32;                    // AGG: aggregates of one plan
 
 // How one axis is selected. Box: start + i*step. Indices / Runs: `runs` holds the selected
 // positions as ascending, disjoint, non-adjacent unit-step runs (an index list is merged into
@@ -103,8 +106,10 @@ struct QueryPlan {
   std::array<uint64_t, 8> start{}, step{}, count{};
   std::array<AxisKind, 8> kind{};
   std::array<std::vector<AxisRun>, 8> runs;
-  // The aggregate the executor runs (the AGG list's only entry; Op::None when the list is empty).
+  // The aggregate the executor runs (the AGG list's first entry; Op::None when the list is empty).
   Op op = Op::None;
+  // AGG entries 2..n: more streaming ops folded in the same pass as `op` (scalar plans only).
+  std::vector<AggSpec> more;
   uint32_t reduce_mask = 0;    // bit a set => axis a is reduced (scalar ops: all ndim bits)
   double q = 0.5;              // quantile
   uint32_t bins = 0;           // histogram
@@ -140,7 +145,7 @@ struct QueryPlan {
   void set_runs(uint32_t a, const std::vector<AxisRun>& r);
   // The selected positions of an Indices / Runs axis, ascending.
   std::vector<uint64_t> positions(uint32_t a) const;
-  // The AGG list: {} for Op::None, else the one aggregate above.
+  // The AGG list: {} for Op::None, else the aggregate above and then `more`.
   std::vector<AggSpec> aggs() const;
 };
 
@@ -182,6 +187,7 @@ struct QueryResult {
   // counts (U64). Covariance/correlation: order*order (F64). Counts / indices: U64.
   // Min/Max keep the dtype: F64 for floats, I64 for signed and U64 for unsigned integers.
   ResultArray values;
+  std::vector<ResultArray> more_values;  // one per QueryPlan::more entry, in order
   std::vector<double> hist_edges;  // scalar histogram: bins + 1 edges
   uint64_t cov_order = 0;
   std::vector<uint8_t> preview;    // first preview_max logical elements, dtype-native LE

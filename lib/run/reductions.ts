@@ -1,0 +1,79 @@
+// `reductions` (extension, docs/queries.md): several streaming reductions of one selection,
+// answered from one pass. Each op is planned as the single-reduction document it stands for (so
+// every check and error is that op's own), the first op's plan carries the others (AGG entries
+// 2..n, CompiledPlan.more), native folds every op from each loaded unit, and the response holds
+// each op's fields under its usual name, with `operation: "reductions"` and `operations`.
+import { binding } from '../binding';
+import { runCompiled } from '../engine';
+import { TetCancelledError, TetQueryError } from '../errors';
+import type { NativeFileHandle, NativeQueryResult } from '../native';
+import { planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
+import type { OpName } from '../plan/encode';
+import { queryReductions, type QueryDocument } from '../query/document';
+import { buildEmptyResponse, buildExecutedResponse, plannedResponse } from '../response/build';
+import type { ExecutionSection, QueryResponse } from '../response/types';
+import type { QueryTarget } from '../types';
+import { where } from './where';
+import type { RunQueryOptions } from './run';
+
+/** The single-reduction document of a `reductions` document's first op (planning without running). */
+export function firstReductionDoc(doc: QueryDocument): QueryDocument {
+  const r = queryReductions(doc)!;
+  const { reductions: _r, ...base } = doc;
+  return { ...base, [r.ops[0]]: [] } as QueryDocument;
+}
+
+/** Runs a validated document with `reductions` (compileForRun / emptyAnswer passed in: no import cycle). */
+export async function runReductions(target: QueryTarget, doc: QueryDocument, opts: RunQueryOptions,
+  compileForRun: (p: PlannedQuery) => CompiledExecution): Promise<QueryResponse> {
+  const r = queryReductions(doc)!;
+  const { reductions: _r, ...base } = doc;
+  const handle = target.native as NativeFileHandle;
+  const evaluated = base.where !== undefined ? await where(target, base, opts.signal, handle) : undefined;
+  const plan = (op: string, axes: unknown) => planAgainstTarget(target, { ...base, [op]: axes } as QueryDocument, undefined, evaluated);
+  if (r.axes !== null) {
+    // The axis spec as written (its errors name $.<op>); every axis reduced is the scalar form.
+    const p = plan(r.ops[0], r.axes);
+    const ndim = p.dataset?.shape.length ?? 0;
+    if (p.dataset && p.operation!.axes.length !== ndim) {
+      throw new TetQueryError('TET_QUERY_UNSUPPORTED',
+        `query $.reductions: reduces ${p.operation!.axes.length} of ${ndim} axes; "reductions" runs over every axis ` +
+        '(a scalar per reduction) in this version; for a partial reduction write one reduction key per query');
+    }
+  }
+  // One planned query per op: {...doc, [op]: []} (each op's own checks and errors).
+  const planned = r.ops.map((op) => plan(op, []));
+  const first = planned[0];
+  if (!first.dataset || opts.execute === false) return { ...plannedResponse(first), query: doc };
+  if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the query was cancelled');
+  const compiled = compileForRun(first);
+  compiled.plan.more = r.ops.slice(1) as OpName[];
+  if (compiled.plan.device?.kind === 'gpu') {
+    // The device modules fold one op per plan: the CPU answers, and the response says so.
+    delete compiled.plan.device;
+    compiled.fields = { ...compiled.fields, device_used: 'cpu', device_fallback_reason: 'gpu_unsupported_op' };
+  }
+  let responses: QueryResponse[];
+  if (first.selection!.elementCount === 0) {
+    responses = planned.map((p) => buildEmptyResponse(p, compiled));
+  } else {
+    const native = binding();
+    const result = await runCompiled(compiled, opts.signal, (bytes, token) => native.execute(handle, bytes, token), opts.onProgress);
+    const more = result.moreValues ?? [];
+    if (more.length !== r.ops.length - 1) {
+      throw new TetQueryError('TET_INTERNAL', `reductions: native returned ${more.length + 1} results for ${r.ops.length} reductions`);
+    }
+    responses = planned.map((p, i) => buildExecutedResponse(p, compiled,
+      i === 0 ? result : { ...result, values: more[i - 1] } as NativeQueryResult));
+  }
+  const out = responses[0];
+  const execution = out.execution as ExecutionSection & Record<string, unknown>;
+  for (const resp of responses.slice(1)) {
+    for (const [k, v] of Object.entries(resp.execution!)) {
+      if (k.startsWith('operation_') && !(k in execution)) execution[k] = v;
+    }
+  }
+  execution.operation = 'reductions';
+  execution.operations = r.ops.slice();
+  return { ...out, query: doc };
+}
