@@ -24,7 +24,7 @@ export { parseQueryText, parseQueryFile, validateQuery, queryJsonSchema, QUERY_L
 export type {
   QueryDocument, QueryFormat, SelectionAxisWire, AxisSpec, AxisToken, AxisParams, ExecutionHints,
   NullCountParams, QuantileParams, HistogramParams, ReductionName,
-  WherePredicate, WhereLiteral, WhereOpName, GroupBySpec, GroupByWire, TimeBucket, ColumnParams, OrderBySpec,
+  WherePredicate, WhereLiteral, WhereOpName, GroupBySpec, GroupByWire, ReductionsWire, TimeBucket, ColumnParams, OrderBySpec,
 } from './query';
 export type { SimpleOpName, ParamOpName } from './query/document';
 export { runQuery, planQuery, mergePartials, mergeRound, runSharded, MAX_SHARD_ROUNDS } from './run';

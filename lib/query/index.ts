@@ -7,6 +7,6 @@ export { queryOperation, REDUCTION_KEYS, SIMPLE_OPS, PARAM_OPS, MATERIALIZE_OPS,
 export type {
   QueryDocument, QueryOperation, AxisSpec, AxisToken, SelectionAxisWire, ExecutionHints,
   NullCountParams, QuantileParams, HistogramParams, AxisParams, ReductionName,
-  WherePredicate, WhereLiteral, WhereOpName, GroupBySpec, GroupByWire, TimeBucket, ColumnParams, OrderBySpec,
+  WherePredicate, WhereLiteral, WhereOpName, GroupBySpec, GroupByWire, ReductionsWire, TimeBucket, ColumnParams, OrderBySpec,
 } from './document';
 export { QUERY_LIMITS } from './limits';

@@ -222,6 +222,8 @@ function decodeEmptyPartial(b: Uint8Array): EmptyPartial {
 function queryIdentity(context: string): string {
   const c = decodeContext(context);
   const { host_available_ram_bytes: _measured, ...fields } = c.fields as unknown as Record<string, unknown>;
+  // A budget that is a percentage of that RAM moves with it too (bytes given by the query or the file do not).
+  if (typeof fields.memory_budget_source === 'string' && fields.memory_budget_source.endsWith('_percent')) delete fields.memory_budget_bytes;
   return encodeContext({ ...c, fields: fields as unknown as PartialContext['fields'] });
 }
 

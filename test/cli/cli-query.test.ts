@@ -125,6 +125,22 @@ describe.skipIf(!ready)('tet query CLI behaviour (one_to_six_f32.tet: [[1,2,3],[
     expect(table.out).toContain('operation_max');
   });
 
+  it('reductions (extension): several results from one query in every format', () => {
+    const q = join(work, 'r.toml');
+    writeFileSync(q, 'dataset = "a"\nreductions = ["min", "max", "mean", "arg_max"]\n');
+    const quiet = tet(['query', q, '-t', file, '-x', '-q']);
+    expect(quiet.rc).toBe(0);
+    expect(quiet.out.trim()).toBe('dataset=a status=ok elements=6 op=reductions min=1 max=6 mean=3.5 argmax_index=5');
+    const json = JSON.parse(tet(['query', q, '-t', file, '-x', '--format', 'json']).out);
+    expect(json.execution.operations).toEqual(['min', 'max', 'mean', 'arg_max']);
+    expect([json.execution.operation_min, json.execution.operation_max, json.execution.operation_mean]).toEqual([1, 6, 3.5]);
+    const table = tet(['query', q, '-t', file, '-x', '--format', 'table']);
+    expect(table.out).toMatch(/operation_min[\s\S]*operation_max[\s\S]*operation_mean/);
+    const bad = tet(['query', '{"dataset":"a","reductions":["median"]}', '-t', file, '-x']);
+    expect(bad.rc).toBe(1);
+    expect(bad.err).toMatch(/^error: query \$\.reductions\[0\]: expected a streaming reduction/);
+  });
+
   it('errors: stderr "error: …", exit 1, never a stack trace; usage errors exit 2', () => {
     const bad = tet(['query', '{"dataset":"a","sum":[],"frobnicate":1}', '-t', file, '-x']);
     expect(bad.rc).toBe(1);

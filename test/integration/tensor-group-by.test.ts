@@ -360,12 +360,14 @@ describe('group_by: the same bits on 1 or 2 threads and sharded', () => {
       return Uint8Array.from([...b.subarray(0, 4), ...body]);
     };
     expect(Array.from(parts[0].subarray(0, 4))).toEqual([0x54, 0x50, 0x53, 0x45]);
-    const moved = rewrite(parts[1], (c) => { c.fields.host_available_ram_bytes = 12345; });
+    // the free RAM, and the default budget (25 % of it) with it
+    const moved = rewrite(parts[1], (c) => { c.fields.host_available_ram_bytes = 12345; c.fields.memory_budget_bytes = 3086; });
     const whole = await file.query(doc);
     const merged = await mergePartials([parts[0], moved]);
     expect(merged.execution?.group_keys).toEqual(whole.execution?.group_keys);
     expect(merged.execution?.operation_grouped_sum).toEqual(whole.execution?.operation_grouped_sum);
-    const other = rewrite(parts[1], (c) => { c.fields.memory_budget_bytes = 4096; });
+    // a budget the query set is part of the query
+    const other = rewrite(parts[1], (c) => { c.fields.memory_budget_bytes = 4096; c.fields.memory_budget_source = 'query_bytes'; });
     await expect(mergePartials([parts[0], other])).rejects.toMatchObject({ code: 'TET_SHARD_MISMATCH' });
   });
 });
