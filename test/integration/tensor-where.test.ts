@@ -283,6 +283,20 @@ describe('where: AND within and across axes, selection ∩ where, every tier aga
     expect((await exec({ dataset: 'temperature', where, count: [] })).operation_element_count).toBe(xs.length);
   });
 
+  it('reductions (one pass) over the where: sum / mean / min / max / var / count / arg_min as the model says', async () => {
+    const xs = cells(ts, ss);
+    const e = await exec({ dataset: 'temperature', where, reductions: ['sum', 'mean', 'min', 'max', 'var', 'count', 'arg_min'] });
+    expect(e.operation).toBe('reductions');
+    expect(e.operation_sum).toBe(sum(xs));
+    close(e.operation_mean!, mean(xs));
+    expect(e.operation_min).toBe(minOf(xs));
+    expect(e.operation_max).toBe(maxOf(xs));
+    close(e.operation_var!, variance(xs), 1e-10);
+    expect(e.operation_element_count).toBe(xs.length);
+    expect(e.operation_argmin_index).toBe(xs.indexOf(minOf(xs)));
+    expect(e.where_plan?.time).toEqual(expect.objectContaining({ rows: T, selected: ts.length }));
+  });
+
   it('arg_min / arg_max index the selected elements (row-major over the narrowed selection)', async () => {
     const xs = cells(ts, ss);
     const e = await exec({ dataset: 'temperature', where, arg_min: [] });
@@ -414,6 +428,14 @@ describe('where: empty results (spec §4.5)', () => {
       expect(e.chunks_read, op).toBe(0);
       expect(e.where_plan!.station.selected).toBe(0);
     }
+  });
+
+  it('reductions: every op its empty value from one query; nothing is read', async () => {
+    const ops = ['sum', 'mean', 'min', 'count', 'var', 'product', 'all_finite', 'arg_min', 'nan_mean'];
+    const e = await exec({ dataset: 'temperature', where: none, reductions: ops });
+    for (const op of ops) expect((e as unknown as Record<string, unknown>)[FIELD[op] ?? `operation_${op}`], op).toEqual(EMPTY[op]);
+    expect(e.operations).toEqual(ops);
+    expect(e.chunks_read).toBe(0);
   });
 
   it('a reduced empty axis gives every kept cell the empty value; a kept empty axis gives shape [0]', async () => {
