@@ -1,7 +1,7 @@
 // libFuzzer target, end to end: open a fuzzed file image, then run a fixed set of queries on
 // each of its first datasets through tet::execute (streaming folds, partial reductions, preview,
-// strided selections, materialized tier-C ops, grouped folds). Bounded so a fuzzed catalog that declares huge
-// tiles cannot turn one input into minutes of work.
+// strided selections, materialized tier-C ops, grouped folds, several aggregates in one pass).
+// Bounded so a fuzzed catalog that declares huge tiles cannot turn one input into minutes of work.
 #include <algorithm>
 #include <cstdlib>
 
@@ -56,6 +56,17 @@ void queries(const tet::File& f, uint32_t id) {
     p.reduce_mask = every_axis;
     run(f, p);
   }
+  p = all;  // several aggregates in one pass (shared extrema / moments states), on 2 threads
+  p.op = tet::Op::Min;
+  p.reduce_mask = every_axis;
+  p.threads = 2;
+  p.io_mode = tet::IoMode::SequentialChunks;
+  for (tet::Op op : {tet::Op::Max, tet::Op::Mean, tet::Op::Std, tet::Op::Var, tet::Op::ArgMin, tet::Op::NanCount}) {
+    tet::AggSpec g;
+    g.op = op;
+    p.more.push_back(g);
+  }
+  run(f, p);
   p = all;  // partial mean over axis 0, last axis strided, chunks in payload order
   p.op = tet::Op::Mean;
   p.reduce_mask = 1;
