@@ -371,7 +371,8 @@ void read_shard(QueryPlan& p, Reader& r) {
   p.shard.of = r.u64("shard of");
   if (p.shard.of < 1 || p.shard.begin >= p.shard.end || p.shard.end > p.shard.of)
     invalid("SHARD: unit range [" + str(p.shard.begin) + ", " + str(p.shard.end) + ") of " + str(p.shard.of) +
-            " must satisfy begin < end <= of, of >= 1");  if (r.left() == 0) return;  // form 1: the unit range only
+            " must satisfy begin < end <= of, of >= 1");
+  if (r.left() == 0) return;  // form 1: the unit range only
   // form 2: + shard index, shard count, round request length, reserved, the round request
   p.shard.index = r.u32("shard index");
   p.shard.count = r.u32("shard count");
