@@ -2,6 +2,7 @@
 // same bytes the engine folds, on all cores. It is the ceiling the engine is compared with.
 //
 //   probe warm     FILE OFFSET LEN DTYPE REPS   mapping touched once, then REPS timed folds
+//   probe warm-minmax FILE OFFSET LEN DTYPE REPS  the same, one pass computing min and max
 //   probe fault    FILE OFFSET LEN DTYPE        fresh mmap, pages demand-faulted by the fold
 //   probe populate FILE OFFSET LEN DTYPE        mmap(MAP_POPULATE) + fold, mapping time included
 //   probe pread    FILE OFFSET LEN DTYPE        pread into per-thread reused windows + fold
@@ -89,6 +90,95 @@ static double fold_sum(const void* p, size_t n, enum dtype d) {
   double lanes[4];
   _mm256_storeu_pd(lanes, s);
   return lanes[0] + lanes[1] + lanes[2] + lanes[3] + tail;
+}
+
+// Min and max of n elements at p in one pass, 2 vector accumulators each (NaN-free data).
+static void fold_minmax(const void* p, size_t n, enum dtype d, double* lo_out, double* hi_out) {
+  size_t i = 0;
+  double lo, hi;
+  if (d == DT_F32) {
+    const float* f = (const float*)p;
+    __m256 l0 = _mm256_set1_ps(__builtin_inff()), l1 = l0, h0 = _mm256_set1_ps(-__builtin_inff()), h1 = h0;
+    for (; i + 16 <= n; i += 16) {
+      __m256 x0 = _mm256_loadu_ps(f + i), x1 = _mm256_loadu_ps(f + i + 8);
+      l0 = _mm256_min_ps(l0, x0), l1 = _mm256_min_ps(l1, x1), h0 = _mm256_max_ps(h0, x0), h1 = _mm256_max_ps(h1, x1);
+    }
+    float a[8], b[8];
+    _mm256_storeu_ps(a, _mm256_min_ps(l0, l1));
+    _mm256_storeu_ps(b, _mm256_max_ps(h0, h1));
+    lo = a[0], hi = b[0];
+    for (int k = 1; k < 8; k++) lo = a[k] < lo ? a[k] : lo, hi = b[k] > hi ? b[k] : hi;
+    for (; i < n; i++) lo = f[i] < lo ? f[i] : lo, hi = f[i] > hi ? f[i] : hi;
+  } else if (d == DT_F64) {
+    const double* f = (const double*)p;
+    __m256d l0 = _mm256_set1_pd(__builtin_inf()), l1 = l0, h0 = _mm256_set1_pd(-__builtin_inf()), h1 = h0;
+    for (; i + 8 <= n; i += 8) {
+      __m256d x0 = _mm256_loadu_pd(f + i), x1 = _mm256_loadu_pd(f + i + 4);
+      l0 = _mm256_min_pd(l0, x0), l1 = _mm256_min_pd(l1, x1), h0 = _mm256_max_pd(h0, x0), h1 = _mm256_max_pd(h1, x1);
+    }
+    double a[4], b[4];
+    _mm256_storeu_pd(a, _mm256_min_pd(l0, l1));
+    _mm256_storeu_pd(b, _mm256_max_pd(h0, h1));
+    lo = a[0], hi = b[0];
+    for (int k = 1; k < 4; k++) lo = a[k] < lo ? a[k] : lo, hi = b[k] > hi ? b[k] : hi;
+    for (; i < n; i++) lo = f[i] < lo ? f[i] : lo, hi = f[i] > hi ? f[i] : hi;
+  } else {
+    const int32_t* f = (const int32_t*)p;
+    __m256i l0 = _mm256_set1_epi32(INT32_MAX), l1 = l0, h0 = _mm256_set1_epi32(INT32_MIN), h1 = h0;
+    for (; i + 16 <= n; i += 16) {
+      __m256i x0 = _mm256_loadu_si256((const __m256i*)(f + i)), x1 = _mm256_loadu_si256((const __m256i*)(f + i + 8));
+      l0 = _mm256_min_epi32(l0, x0), l1 = _mm256_min_epi32(l1, x1), h0 = _mm256_max_epi32(h0, x0), h1 = _mm256_max_epi32(h1, x1);
+    }
+    int32_t a[8], b[8];
+    _mm256_storeu_si256((__m256i*)a, _mm256_min_epi32(l0, l1));
+    _mm256_storeu_si256((__m256i*)b, _mm256_max_epi32(h0, h1));
+    int32_t il = a[0], ih = b[0];
+    for (int k = 1; k < 8; k++) il = a[k] < il ? a[k] : il, ih = b[k] > ih ? b[k] : ih;
+    for (; i < n; i++) il = f[i] < il ? f[i] : il, ih = f[i] > ih ? f[i] : ih;
+    lo = il, hi = ih;
+  }
+  *lo_out = lo, *hi_out = hi;
+}
+
+struct mm_job {
+  const uint8_t* base;
+  uint64_t begin, end;
+  enum dtype dt;
+  double lo, hi;
+};
+
+static void* run_mm_job(void* arg) {
+  struct mm_job* j = (struct mm_job*)arg;
+  fold_minmax(j->base + j->begin, (j->end - j->begin) / elem_size(j->dt), j->dt, &j->lo, &j->hi);
+  return NULL;
+}
+
+static int cores(void);
+
+// One min+max pass over a mapped span on all cores.
+static void minmax_parallel(const uint8_t* base, uint64_t len, enum dtype dt, double* lo, double* hi) {
+  int nt = cores();
+  if (nt > 256) nt = 256;
+  size_t es = elem_size(dt);
+  uint64_t elems = len / es, per = (elems + (uint64_t)nt - 1) / (uint64_t)nt;
+  struct mm_job jobs[256];
+  pthread_t th[256];
+  for (int t = 0; t < nt; t++) {
+    uint64_t b = per * (uint64_t)t, e = b + per;
+    if (b > elems) b = elems;
+    if (e > elems) e = elems;
+    jobs[t] = (struct mm_job){base, b * es, e * es, dt, __builtin_inf(), -__builtin_inf()};
+    if (t > 0 && pthread_create(&th[t], NULL, run_mm_job, &jobs[t])) die("pthread_create");
+  }
+  run_mm_job(&jobs[0]);
+  *lo = jobs[0].lo, *hi = jobs[0].hi;
+  for (int t = 1; t < nt; t++) {
+    pthread_join(th[t], NULL);
+    if (jobs[t].end > jobs[t].begin) {
+      *lo = jobs[t].lo < *lo ? jobs[t].lo : *lo;
+      *hi = jobs[t].hi > *hi ? jobs[t].hi : *hi;
+    }
+  }
 }
 
 // ---- threaded fold over a byte span ------------------------------------------------------
@@ -182,7 +272,7 @@ static const uint8_t* map_span(int fd, uint64_t off, uint64_t len, int flags, vo
 static int mode_span(const char* mode, int argc, char** argv) {
   if (argc < 6) {
     fprintf(stderr, "usage: probe %s FILE OFFSET LEN DTYPE%s\n", mode,
-            strcmp(mode, "warm") ? "" : " REPS");
+            strncmp(mode, "warm", 4) ? "" : " REPS");
     return 2;
   }
   const char* path = argv[2];
@@ -194,6 +284,27 @@ static int mode_span(const char* mode, int argc, char** argv) {
   void* mb;
   size_t ml;
   double sum = 0, secs = 0;
+  if (!strcmp(mode, "warm-minmax")) {
+    int reps = argc > 6 ? atoi(argv[6]) : 5;
+    if (reps < 1) reps = 1;
+    if (reps > 1000) reps = 1000;
+    const uint8_t* p = map_span(fd, off, len, 0, &mb, &ml);
+    double lo, hi;
+    minmax_parallel(p, len, dt, &lo, &hi);  // touch: fault every page in
+    double* t = malloc(sizeof(double) * (size_t)reps);
+    for (int r = 0; r < reps; r++) {
+      double a = now_s();
+      minmax_parallel(p, len, dt, &lo, &hi);
+      t[r] = now_s() - a;
+    }
+    qsort(t, (size_t)reps, sizeof(double), cmp_double);
+    printf("{\"mode\":\"warm-minmax\",\"seconds\":%.9f,\"best\":%.9f,\"min\":%.17g,\"max\":%.17g,\"bytes\":%llu,\"threads\":%d}\n",
+           t[reps / 2], t[0], lo, hi, (unsigned long long)len, cores());
+    free(t);
+    munmap(mb, ml);
+    close(fd);
+    return 0;
+  }
   if (!strcmp(mode, "warm")) {
     int reps = argc > 6 ? atoi(argv[6]) : 5;
     if (reps < 1) reps = 1;

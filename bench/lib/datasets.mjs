@@ -107,6 +107,8 @@ export function cases(geo) {
     const g = geo[dt];
     for (const op of scalarOps) out.push({ id: `${dt}.${op}`, dt, op, doc: { [op]: [] }, kind: 'scalar' });
     out.push({ id: `${dt}.arg_max`, dt, op: 'arg_max', doc: { arg_max: [] }, kind: 'argmax' });
+    // min and max from one query (the `reductions` extension) against the probe's one-pass minmax
+    out.push({ id: `${dt}.minmax`, dt, op: 'minmax', doc: { reductions: ['min', 'max'] }, kind: 'minmax' });
     out.push({ id: `${dt}.mean_axis0`, dt, op: 'mean_axis0', doc: { mean: 0 }, kind: 'axis' });
     out.push({ id: `${dt}.mean_axis1`, dt, op: 'mean_axis1', doc: { mean: 1 }, kind: 'axis' });
     if (dt === 'f32') {

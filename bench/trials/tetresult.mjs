@@ -8,6 +8,10 @@ const SCALAR_FIELD = {
 export function tetResult(c, response) {
   const ex = response?.execution;
   if (!ex) throw new Error(`response has no execution section (status ${response?.status})`);
+  if (c.op === 'minmax') {
+    if (ex.operation_min === undefined || ex.operation_max === undefined) throw new Error('response has no operation_min / operation_max');
+    return { vector: [Number(ex.operation_min), Number(ex.operation_max)] };
+  }
   if (c.op === 'mean_axis0' || c.op === 'mean_axis1') {
     const v = ex.operation_reduced_mean;
     if (!v) throw new Error('response has no operation_reduced_mean');
