@@ -10,6 +10,17 @@ namespace tet {
 namespace fold {
 namespace {
 
+// Software prefetch of the lines kPrefetchAhead bytes past [p, p + bytes), once per loop step of
+// the streaming folds: their loops issue few loads per instruction, and on the machines measured
+// (2-core VMs) the hardware prefetcher alone kept too few lines in flight (min / max / var read
+// memory at 70-80 % of a plain sum's rate; with the hint they match it). A prefetch never faults,
+// so hints past the end of the data are harmless; the arithmetic is untouched.
+constexpr size_t kPrefetchAhead = 2048;
+TET_INLINE void prefetch_ahead(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p) + kPrefetchAhead;
+  for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
+}
+
 template <Xform F> TET_INLINE double xform(double v, double c) {
   if (F == Xform::Identity) return v;
   if (F == Xform::Abs) return std::fabs(v);
@@ -23,6 +34,7 @@ template <class T, Xform F> TET_INLINE double lane_sum_body(const T* x, size_t n
   const size_t full = n / kLanes * kLanes;
   for (size_t g = 0; g < full; g += kLanes) {
     const T* p = x + g;
+    prefetch_ahead(p, kLanes * sizeof(T));
     for (size_t j = 0; j < kLanes; ++j) lanes[j] += xform<F>(static_cast<double>(p[j]), c);
   }
   for (size_t i = full; i < n; ++i) lanes[i - full] += xform<F>(static_cast<double>(x[i]), c);
@@ -46,6 +58,7 @@ template <class T> TET_INLINE void shifted_sums_body(const T* x, size_t n, doubl
   const size_t full = n / kLanes * kLanes;
   for (size_t g = 0; g < full; g += kLanes) {
     const T* p = x + g;
+    prefetch_ahead(p, kLanes * sizeof(T));
     for (size_t j = 0; j < kLanes; ++j) {
       const double d = static_cast<double>(p[j]) - k;
       l1[j] += d;
@@ -80,6 +93,7 @@ template <class T> TET_INLINE MinMax<T> min_max_body(const T* x, size_t n) {
   const size_t full = n / L * L;
   for (size_t g = 0; g < full; g += L) {
     const T* p = x + g;
+    prefetch_ahead(p, L * sizeof(T));
     for (size_t j = 0; j < L; ++j) {
       const T v = p[j];
       lo[j] = v < lo[j] ? v : lo[j];
