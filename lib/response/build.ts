@@ -67,6 +67,23 @@ function deviceOutcome(compiled: CompiledExecution, s: NativeQueryResult['stats'
   };
 }
 
+/**
+ * The aggregate's fields of an executed response (operation_*, group keys and counts) from the
+ * native result of a planned query with an operation.
+ */
+export function resultFields(planned: PlannedQuery, result: NativeQueryResult): Partial<ExecutionSection> {
+  const groups = planned.groups;
+  const out: Partial<ExecutionSection> = operationFields(aggregateResult(planned.operation!, result, groups !== undefined));
+  if (groups) {
+    out.group_keys = groups.keys;
+    out.group_counts = groups.counts;
+  }
+  // Every reduction says how many elements it reduced (the reference's field; `count` sets it
+  // as its value already).
+  out.operation_element_count ??= planned.readPlan!.logical_element_count;
+  return out;
+}
+
 /** The executed response: planned response + execution section built from the native result. */
 export function buildExecutedResponse(planned: PlannedQuery, compiled: CompiledExecution,
   result: NativeQueryResult): QueryResponse {
@@ -99,17 +116,7 @@ export function buildExecutedResponse(planned: PlannedQuery, compiled: CompiledE
     execution.spill_f32_path = compiled.plan.spillPath;
     execution.spill_f32_bytes = s.spillBytes;
   }
-  if (planned.operation) {
-    const groups = planned.groups;
-    Object.assign(execution, operationFields(aggregateResult(planned.operation, result, groups !== undefined)));
-    if (groups) {
-      execution.group_keys = groups.keys;
-      execution.group_counts = groups.counts;
-    }
-    // Every reduction says how many elements it reduced (the reference's field; `count` sets it
-    // as its value already).
-    execution.operation_element_count ??= planned.readPlan!.logical_element_count;
-  }
+  if (planned.operation) Object.assign(execution, resultFields(planned, result));
   // read_plan carries it through a sharded run's context too (lib/run/shard.ts)
   const wherePlan = planned.readPlan!.where_plan;
   if (wherePlan) execution.where_plan = wherePlan;

@@ -10,27 +10,31 @@ import type { NativeFileHandle, NativeQueryResult } from '../native';
 import { planAgainstTarget, type CompiledExecution, type PlannedQuery } from '../plan/compile';
 import type { OpName } from '../plan/encode';
 import { queryReductions, type QueryDocument } from '../query/document';
-import { buildEmptyResponse, buildExecutedResponse, plannedResponse } from '../response/build';
+import { buildEmptyResponse, buildExecutedResponse, plannedResponse, resultFields } from '../response/build';
+import { emptyResult, nullArgFields } from '../response/empty';
 import type { ExecutionSection, QueryResponse } from '../response/types';
 import type { QueryTarget } from '../types';
 import { where } from './where';
 import type { RunQueryOptions } from './run';
 
-/** The single-reduction document of a `reductions` document's first op (planning without running). */
-export function firstReductionDoc(doc: QueryDocument): QueryDocument {
-  const r = queryReductions(doc)!;
+/** The single-reduction document `op` of a `reductions` document stands for (default: every axis). */
+function opDoc(doc: QueryDocument, op: string, axes: unknown = []): QueryDocument {
   const { reductions: _r, ...base } = doc;
-  return { ...base, [r.ops[0]]: [] } as QueryDocument;
+  return { ...base, [op]: axes } as QueryDocument;
 }
 
-/** Runs a validated document with `reductions` (compileForRun / emptyAnswer passed in: no import cycle). */
+/** The single-reduction document of a `reductions` document's first op (planning without running). */
+export function firstReductionDoc(doc: QueryDocument): QueryDocument {
+  return opDoc(doc, queryReductions(doc)!.ops[0]);
+}
+
+/** Runs a validated document with `reductions` (compileForRun passed in: no import cycle). */
 export async function runReductions(target: QueryTarget, doc: QueryDocument, opts: RunQueryOptions,
   compileForRun: (p: PlannedQuery) => CompiledExecution): Promise<QueryResponse> {
   const r = queryReductions(doc)!;
-  const { reductions: _r, ...base } = doc;
   const handle = target.native as NativeFileHandle;
-  const evaluated = base.where !== undefined ? await where(target, base, opts.signal, handle) : undefined;
-  const plan = (op: string, axes: unknown) => planAgainstTarget(target, { ...base, [op]: axes } as QueryDocument, undefined, evaluated);
+  const evaluated = doc.where !== undefined ? await where(target, doc, opts.signal, handle) : undefined;
+  const plan = (op: string, axes?: unknown) => planAgainstTarget(target, opDoc(doc, op, axes), undefined, evaluated);
   if (r.axes !== null) {
     // The axis spec as written (its errors name $.<op>); every axis reduced is the scalar form.
     const p = plan(r.ops[0], r.axes);
@@ -42,7 +46,7 @@ export async function runReductions(target: QueryTarget, doc: QueryDocument, opt
     }
   }
   // One planned query per op: {...doc, [op]: []} (each op's own checks and errors).
-  const planned = r.ops.map((op) => plan(op, []));
+  const planned = r.ops.map((op) => plan(op));
   const first = planned[0];
   if (!first.dataset || opts.execute === false) return { ...plannedResponse(first), query: doc };
   if (opts.signal?.aborted) throw new TetCancelledError('TET_CANCELLED', 'the query was cancelled');
@@ -53,9 +57,11 @@ export async function runReductions(target: QueryTarget, doc: QueryDocument, opt
     delete compiled.plan.device;
     compiled.fields = { ...compiled.fields, device_used: 'cpu', device_fallback_reason: 'gpu_unsupported_op' };
   }
-  let responses: QueryResponse[];
-  if (first.selection!.elementCount === 0) {
-    responses = planned.map((p) => buildEmptyResponse(p, compiled));
+  // The first op's response carries the execution section; the others add their result fields.
+  const empty = first.selection!.elementCount === 0;
+  let results: NativeQueryResult[];
+  if (empty) {
+    results = planned.map((p) => emptyResult(p, compiled));
   } else {
     const native = binding();
     const result = await runCompiled(compiled, opts.signal, (bytes, token) => native.execute(handle, bytes, token), opts.onProgress);
@@ -63,15 +69,14 @@ export async function runReductions(target: QueryTarget, doc: QueryDocument, opt
     if (more.length !== r.ops.length - 1) {
       throw new TetQueryError('TET_INTERNAL', `reductions: native returned ${more.length + 1} results for ${r.ops.length} reductions`);
     }
-    responses = planned.map((p, i) => buildExecutedResponse(p, compiled,
-      i === 0 ? result : { ...result, values: more[i - 1] } as NativeQueryResult));
+    results = [result, ...more.map((values) => ({ ...result, values }))];
   }
-  const out = responses[0];
+  const out = empty ? buildEmptyResponse(first, compiled) : buildExecutedResponse(first, compiled, results[0]);
   const execution = out.execution as ExecutionSection & Record<string, unknown>;
-  for (const resp of responses.slice(1)) {
-    for (const [k, v] of Object.entries(resp.execution!)) {
-      if (k.startsWith('operation_') && !(k in execution)) execution[k] = v;
-    }
+  for (let i = 1; i < planned.length; i++) {
+    const fields = resultFields(planned[i], results[i]) as Record<string, unknown>;
+    if (empty) nullArgFields(fields, r.ops[i], true);
+    for (const [k, v] of Object.entries(fields)) if (!(k in execution)) execution[k] = v;
   }
   execution.operation = 'reductions';
   execution.operations = r.ops.slice();

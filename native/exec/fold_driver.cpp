@@ -256,7 +256,7 @@ template <class S, class T> struct ScalarScan {
       if (!sequential) {
         rounds.emplace_back(0, tasks.size());
       } else {
-        const uint64_t want = std::max<uint64_t>(1, pool.participants(UINT64_MAX, run.threads));
+        const uint64_t want = pool.participants(UINT64_MAX, run.threads);  // >= 1
         for (uint64_t t = 0; t < tasks.size();) {
           uint64_t e = t + 1;
           while (e < tasks.size() && (e - t < want || units[order[tasks[e].k0]].tile == units[order[tasks[e - 1].k0]].tile))
@@ -375,16 +375,16 @@ template <class T> struct Lane {
 template <class T, class F> struct OpLane final : Lane<T> {
   const fold::OpCfg<T> k;
   const uint64_t cls;
-  std::shared_ptr<std::vector<typename F::State>> states;
-  bool owner = true;  // folds units into the states (a sharing lane only finalizes them)
-  OpLane(const fold::OpCfg<T>& c, uint64_t units)
-      : k(c), cls(consume_class<F, T>(c)), states(std::make_shared<std::vector<typename F::State>>(units)) {}
+  std::vector<typename F::State> states;  // empty when the states are `from`'s
+  const OpLane* from = nullptr;           // the lane whose states this one finalizes (lanes outlive the fold)
+  OpLane(const fold::OpCfg<T>& c, uint64_t units) : k(c), cls(consume_class<F, T>(c)), states(units) {}
   void consume(uint64_t u, const Selection& sel, const TileSelection& ts, uint64_t e0, const T* x,
                uint64_t len) override {
-    if (owner) (*states)[u] = consume_unit<T, F>(k, sel, ts, e0, x, len);
+    if (!from) states[u] = consume_unit<T, F>(k, sel, ts, e0, x, len);
   }
   void finish(DType dt, QueryResult& res) const override {
-    merge_finalize_scalar<T, F>(k, states->data(), states->size(), dt, res);
+    const std::vector<typename F::State>& s = from ? from->states : states;
+    merge_finalize_scalar<T, F>(k, s.data(), s.size(), dt, res);
   }
   const void* family() const override {
     static const char tag = 0;
@@ -392,10 +392,11 @@ template <class T, class F> struct OpLane final : Lane<T> {
   }
   bool share(Lane<T>& other) override {
     if (other.family() != family()) return false;
-    auto* o = static_cast<OpLane<T, F>*>(&other);
-    if (!o->owner || o->cls != cls) return false;
-    states = o->states;
-    owner = false;
+    const auto* o = static_cast<const OpLane<T, F>*>(&other);
+    if (o->from || o->cls != cls) return false;
+    from = o;
+    states.clear();
+    states.shrink_to_fit();
     return true;
   }
 };
