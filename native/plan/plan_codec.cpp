@@ -177,6 +177,10 @@ void validate_common(QueryPlan& p, const DatasetInfo& d) {
     if (!((p.reduce_mask >> a) & 1)) invalid("GROUP: the group axis " + str(a) + " must be reduced (reduce_mask bit)");
     if (p.group_ids.size() != p.count[a])
       invalid("GROUP: " + str(p.group_ids.size()) + " group ids for the " + str(p.count[a]) + " selected positions of axis " + str(a));
+    // Each group holds at least one position (lib/ sends the groups present): more groups than
+    // positions would be output cells no position reaches (a fuzzed plan asked for 16 M).
+    if (p.groups > p.count[a])
+      invalid("GROUP: " + str(p.groups) + " groups for the " + str(p.count[a]) + " selected positions of axis " + str(a));
     for (uint32_t g : p.group_ids)
       if (g >= p.groups) invalid("GROUP: group id " + str(g) + " must be < the group count " + str(p.groups));
   }

@@ -369,6 +369,7 @@ TEST_CASE("GROUP section: malformed groups are TET_PLAN_INVALID") {
   EXPECT_CODE(decode(grouped(Op::Mean, 2, 1, 2, std::vector<uint32_t>(9, 0))), "TET_PLAN_INVALID");  // one id per position
   EXPECT_CODE(decode(grouped(Op::Mean, 2, 1, 1, ten)), "TET_PLAN_INVALID");                          // id 1 >= 1 group
   EXPECT_CODE(decode(grouped(Op::Mean, 1, 1, 2, ten)), "TET_PLAN_INVALID");                          // axis 1 not reduced
+  EXPECT_CODE(decode(grouped(Op::Mean, 2, 1, 11, ten)), "TET_PLAN_INVALID");                         // 11 groups > 10 positions
   EXPECT_CODE(decode(grouped(Op::ArgMax, 2, 1, 2, ten)), "TET_PLAN_INVALID");
   EXPECT_CODE(decode(grouped(Op::Median, 2, 1, 2, ten)), "TET_PLAN_INVALID");
   std::vector<uint8_t> w = grouped(Op::Mean, 2, 1, 2, ten);
