@@ -63,7 +63,8 @@ if (argv.includes('--kernels')) {
   const bin = path.join(HERE, '.scratch', 'kernels_micro');
   execFileSync('c++', ['-std=c++17', '-O3', `-I${path.join(ROOT, 'native', 'include')}`, `-I${path.join(ROOT, 'native')}`, '-o', bin,
     path.join(HERE, 'kernels_micro.cpp'), path.join(ROOT, 'native', 'fold', 'kernels.cpp'),
-    path.join(ROOT, 'native', 'fold', 'row_kernels.cpp'), path.join(ROOT, 'native', 'fold', 'registry.cpp')], { stdio: 'inherit' });
+    ...['f32_f64_u8', 'u16_i16_i32', 'u32_i64_u64'].map((g) => path.join(ROOT, 'native', 'fold', `row_kernels_${g}.cpp`)),
+    path.join(ROOT, 'native', 'fold', 'registry.cpp')], { stdio: 'inherit' });
   const npy = path.join(dir, 'f32.npy');
   process.stdout.write(execFileSync(bin, bytes >= 256 * 2 ** 20 ? [npy] : [], { encoding: 'utf8' }));
 }

@@ -30,7 +30,7 @@ template <class T, class F> static double sink_of(const OpCfg<T>& k, const typen
 }
 
 // Folds `x` in blocks of `unit` elements (as the engine's work units), merging block results:
-// the family's consume + merge, as exec/fold_driver.cpp calls them.
+// the family's consume + merge, as exec/fold_driver_impl.h calls them.
 template <class T> static void blocks(const char* where, const char* name, Op op, const T* x, size_t n, size_t unit, int reps = 5) {
   const OpCfg<T> k = make_cfg<T>(op, best_isa(), false, 0);
   with_family<T>(op, [&](auto f) {

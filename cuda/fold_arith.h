@@ -404,7 +404,7 @@ template <class T> TET_HD void ext_merge(ExtState<T>& a, const ExtState<T>& b) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Partial folds, per output element (fold/row_kernels.cpp, fold/ops/*.h consume_rows / flush).
+// Partial folds, per output element (fold/row_kernels_impl.h, fold/ops/*.h consume_rows / flush).
 // A batch is k <= kMaxRows rows with the same box range; element j sees the rows' values
 // v[0..k) in row order. Sums, NaN-skipping sums, extrema, integer sums, counts and products are
 // row-sequential (so the batch split does not matter); var forms one two-pass block per batch
@@ -421,7 +421,7 @@ template <class T> TET_HD void row_ext(T& e, uint8_t& f, T v, bool is_min) {
   f |= uint8_t(v != v);
 }
 
-// fold/row_kernels.cpp var_k for one element over k rows (values already widened to double).
+// fold/row_kernels_impl.h var_k for one element over k rows (values already widened to double).
 TET_HD void row_var_batch(double& cnt, double& mean, double& m2, const double* v, uint32_t k, bool nan_skip) {
   double s = 0, c = 0;
   for (uint32_t i = 0; i < k; ++i) {

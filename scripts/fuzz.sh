@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # libFuzzer over the native core (native/fuzz/*_fuzz.cpp), built with clang + ASan + UBSan into
-# build/fuzz. Usage:
+# build/fuzz at -O1 -gline-tables-only (the flags OSS-Fuzz builds with: fast to compile, line
+# numbers in every report). Usage:
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   fuzz each target in turn (default 60 s, all)
 #   scripts/fuzz.sh --replay                           run every regression file once, no fuzzing
 # Corpora live in build/fuzz/corpus/<target> (seeded from the conformance fixtures and files made
@@ -25,7 +26,8 @@ if [ "${1:-}" = "--replay" ]; then MODE=replay; shift
 elif [ $# -gt 0 ]; then SECONDS_PER_TARGET=$1; shift; fi
 [ $# -gt 0 ] && TARGETS=("$@") || TARGETS=("${ALL_TARGETS[@]}")
 
-cmake -S "$ROOT" -B "$BUILD" -DTET_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S "$ROOT" -B "$BUILD" -DTET_FUZZ=ON -DCMAKE_BUILD_TYPE=Fuzz \
+  -DCMAKE_C_FLAGS_FUZZ="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build "$BUILD" -j 2 --target "${TARGETS[@]}" >/dev/null
 

@@ -1,5 +1,5 @@
 // tet::execute: checks the plan against the catalog, picks the strategy it names and fills the
-// QueryResult: streaming folds fold_driver.cpp, tier-C operations tier_c.cpp, reading into memory
+// QueryResult: streaming folds fold_driver_impl.h, tier-C operations tier_c_impl.h, reading into memory
 // and the preview materialize.cpp, the export spill spill.cpp. This file only dispatches.
 #include <algorithm>
 #include <atomic>

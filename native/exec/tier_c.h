@@ -1,4 +1,4 @@
-// Internal to exec/: the tier-C operations (tier_c.cpp).
+// Internal to exec/: the tier-C operations (tier_c_impl.h; tier_c.cpp, tier_c_<dtypes>.cpp).
 #pragma once
 #include <vector>
 

@@ -1,4 +1,4 @@
-// Shared prelude of the kernel translation units (kernels.cpp, row_kernels.cpp): one
+// Shared prelude of the kernel translation units (kernels.cpp, row_kernels_impl.h): one
 // always_inline body per kernel, wrapped per ISA with target attributes (the body inherits the
 // caller's ISA). Include it FIRST. No fused multiply-add anywhere: contraction would make the
 // SIMD builds round differently from the scalar reference.

@@ -1,6 +1,6 @@
 // The aggregate registry: per-op facts from ops.def (family, tier, result kind, merge rule) and
 // the one dispatch from an op to its state family (fold/ops/*.h). Every consumer of the op
-// algebra (the fold drivers of exec/fold_driver.cpp and the shard merge today; grouped and
+// algebra (the fold drivers of exec/fold_driver_impl.h and the shard merge today; grouped and
 // device folds next) goes through it: make_cfg binds an op instance, with_family picks the
 // family whose State / Soa functions the caller then calls directly.
 #pragma once

@@ -1,4 +1,8 @@
 // Row kernels (row_kernels.h), compiled per ISA; see fold/isa_target.h for the conventions.
+// Internal to fold/: the definitions, instantiated (TET_ROW_KERNELS_INSTANTIATE) by the
+// row_kernels_<dtypes>.cpp files, three storage types each, so a 2-core build compiles them side
+// by side instead of as one long translation unit.
+#pragma once
 #include "fold/isa_target.h"
 #include "fold/row_kernels.h"
 
@@ -182,15 +186,7 @@ template <class T> const RowKernels<T>& row_kernels(Isa isa) {
   return kRows_scalar<T>;
 }
 
-template const RowKernels<float>& row_kernels<float>(Isa);
-template const RowKernels<double>& row_kernels<double>(Isa);
-template const RowKernels<uint8_t>& row_kernels<uint8_t>(Isa);
-template const RowKernels<uint16_t>& row_kernels<uint16_t>(Isa);
-template const RowKernels<int16_t>& row_kernels<int16_t>(Isa);
-template const RowKernels<int32_t>& row_kernels<int32_t>(Isa);
-template const RowKernels<uint32_t>& row_kernels<uint32_t>(Isa);
-template const RowKernels<int64_t>& row_kernels<int64_t>(Isa);
-template const RowKernels<uint64_t>& row_kernels<uint64_t>(Isa);
+#define TET_ROW_KERNELS_INSTANTIATE(T) template const RowKernels<T>& row_kernels<T>(Isa);
 
 }  // namespace fold
 }  // namespace tet

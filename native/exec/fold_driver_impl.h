@@ -3,6 +3,12 @@
 // when the last axis is reduced), merged in segment order. Either way the arithmetic order is a
 // function of the plan only (work_units.h). Each loop is instantiated per (storage type, fold
 // type, state family) and calls the family's State / Soa functions directly.
+//
+// Internal to exec/: the definitions, included by the fold_driver_<dtypes>.cpp files, each of
+// which instantiates them (TET_FOLD_INSTANTIATE) for two storage types. One translation unit for
+// all ten took ~3.5 minutes to compile and held up a 2-core build; split, its parts build
+// beside the rest.
+#pragma once
 #include "exec/fold_driver.h"
 
 #include <algorithm>
@@ -47,13 +53,17 @@ uint64_t logical_index(const Selection& sel, const TileSelection& ts, uint64_t e
   return out;
 }
 
+}  // namespace
+
 // Fold scratch kept between queries: box states and row-kernel scratch go back to a process-wide
 // free list per type (and key) when a fold is done with them, and the next fold of the same
 // kind takes them, so repeated queries reuse warm memory instead of faulting in fresh pages
 // (first touch runs at a fraction of memory bandwidth). Contents are never relied on: every
 // taker re-initialises what it uses. At most kRecycleCap bytes are held in all.
-constexpr uint64_t kRecycleCap = uint64_t(64) << 20;
-std::atomic<uint64_t> g_recycled_bytes{0};
+// (One store per type for the whole process: these live outside the anonymous namespace, so
+// every translation unit that instantiates the drivers shares them.)
+inline constexpr uint64_t kRecycleCap = uint64_t(64) << 20;
+inline std::atomic<uint64_t> g_recycled_bytes{0};
 
 template <class X> class Recycler {
  public:
@@ -98,6 +108,8 @@ template <class X> class Recycler {
     return *s;
   }
 };
+
+namespace {
 
 // Bytes a row scratch holds.
 uint64_t scratch_bytes(const fold::RowScratch& b) {
@@ -868,16 +880,6 @@ void finish_partial(const QueryPlan& plan, const Selection& sel, const uint8_t* 
   template uint64_t partial_states_bytes<S, T>(const QueryPlan&, const Selection&, uint64_t, uint64_t);  \
   template void fold_partial_states<S, T>(FoldRun&, uint64_t, uint64_t, std::vector<uint8_t>&, QueryResult&); \
   template void finish_partial<S, T>(const QueryPlan&, const Selection&, const uint8_t*, uint64_t, uint32_t, QueryResult&);
-TET_FOLD_INSTANTIATE(float, float)
-TET_FOLD_INSTANTIATE(double, double)
-TET_FOLD_INSTANTIATE(uint16_t, float)  // f16
-TET_FOLD_INSTANTIATE(uint8_t, uint8_t)
-TET_FOLD_INSTANTIATE(uint16_t, uint16_t)
-TET_FOLD_INSTANTIATE(int16_t, int16_t)
-TET_FOLD_INSTANTIATE(int32_t, int32_t)
-TET_FOLD_INSTANTIATE(uint32_t, uint32_t)
-TET_FOLD_INSTANTIATE(int64_t, int64_t)
-TET_FOLD_INSTANTIATE(uint64_t, uint64_t)
 
 }  // namespace exec
 }  // namespace tet
