@@ -35,13 +35,34 @@ export function packageRoot(): string {
 }
 
 /** The native addon (lib/native.ts), loaded on first call. Throws TetError TET_BINDING_LOAD. */
+/**
+ * The addon where node-gyp-build would find it first in the usual layouts: build/Release (a
+ * source build), else this platform's prebuild (prebuildify's prebuilds/<platform>-<arch>/, glibc
+ * builds: not on musl, which node-gyp-build recognises the same way). Undefined otherwise, and
+ * node-gyp-build searches its tags (musl, armv, Debug builds, ...). Requiring the file directly
+ * saves node-gyp-build's module load and directory walk (~2 ms) on every process's first call.
+ * @internal
+ */
+export function directAddonPath(root: string): string | undefined {
+  const local = join(root, 'build', 'Release', 'tetration.node');
+  if (existsSync(local)) return local;
+  if (process.platform === 'linux' && existsSync('/etc/alpine-release')) return undefined;
+  const prebuilt = join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'tetration.node');
+  return existsSync(prebuilt) ? prebuilt : undefined;
+}
+
 export function binding(): NativeBinding {
   if (loaded) return loaded;
   const root = packageRoot();
   try {
     const requireHere = createRequire(thisFile());
-    const nodeGypBuild = requireHere('node-gyp-build') as (dir: string) => unknown;
-    loaded = nodeGypBuild(root) as NativeBinding;
+    const direct = directAddonPath(root);
+    if (direct) {
+      loaded = requireHere(direct) as NativeBinding;
+    } else {
+      const nodeGypBuild = requireHere('node-gyp-build') as (dir: string) => unknown;
+      loaded = nodeGypBuild(root) as NativeBinding;
+    }
   } catch (err) {
     throw new TetError('TET_BINDING_LOAD', loadFailureMessage(root, err), { cause: err });
   }
