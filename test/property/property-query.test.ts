@@ -37,6 +37,13 @@ const oddString = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.constantFrom('', ' ', '\u0000', '\ud800', '\udfff', 'a\u202eb', 'e\u0301', '\ufeff', 'temp', 'data', 'x'.repeat(5000), '0', '-1', '1e3', '__proto__', 'constructor'),
 );
+/** v with every -0 as 0 (what a JSON round trip of v gives back). */
+function withoutNegativeZero(v: unknown): unknown {
+  if (Object.is(v, -0)) return 0;
+  if (Array.isArray(v)) return v.map(withoutNegativeZero);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutNegativeZero(x)]));
+  return v;
+}
 const oddNumber = fc.oneof(
   fc.integer({ min: -10, max: 50 }),
   fc.constantFrom(0, -0, 1.5, -1, 2 ** 31, 2 ** 53, 2 ** 64, Number.MAX_SAFE_INTEGER + 2, 1e308, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
@@ -108,7 +115,8 @@ describe('parseQueryText / validateQuery never throw anything but TetError', () 
         return;
       }
       valid++;
-      expect(parseQueryText(JSON.stringify(doc))).toEqual(doc);
+      // JSON has no -0 (JSON.stringify writes it as 0): the text carries q = -0 as q = 0.
+      expect(parseQueryText(JSON.stringify(doc))).toEqual(withoutNegativeZero(doc));
     }), { numRuns: RUNS * 3 });
     expect(valid).toBeGreaterThan(0);
   });
