@@ -428,17 +428,34 @@ void tight_fold(TightFold how, GroupSums& sums, const uint32_t* gid, const Compa
     return;
   }
   const double* x = value.f.data();
-  const bool skip_nan = how == TightFold::FloatNanSum;
+  if (how == TightFold::FloatNanSum) {
+    for (uint32_t j = 0; j < n; ++j) {
+      GroupSum& a = st[gid[j]];
+      ++a.rows;
+      if (!ok[j]) continue;
+      ++a.present;
+      const double v = x[j];
+      if (v != v) continue;
+      ++a.n;
+      fold::neumaier_add(a.s, a.c, v);
+    }
+    return;
+  }
+  // FloatSum: n is the present count (finish_tight sets it once per unit, not per row).
   for (uint32_t j = 0; j < n; ++j) {
     GroupSum& a = st[gid[j]];
     ++a.rows;
     if (!ok[j]) continue;
     ++a.present;
-    const double v = x[j];
-    if (skip_nan && v != v) continue;
-    ++a.n;
-    fold::neumaier_add(a.s, a.c, v);
+    fold::neumaier_add(a.s, a.c, x[j]);
   }
+}
+
+// The end of a unit's tight fold: FloatSum counts n only as `present` (every present value is
+// summed), so it is filled in here.
+void finish_tight(TightFold how, GroupSums& sums) {
+  if (how == TightFold::FloatSum)
+    for (GroupSum& g : sums.g) g.n = g.present;
 }
 
 uint32_t block_len(const TableBlocks& tb, uint64_t b) {
@@ -874,6 +891,7 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
         red.row(p->accs[g], s.value, j);
       }
     }
+    if (tight != TightFold::None) finish_tight(tight, p->sums);
     for (uint32_t i : p->dense) local[i] = ~uint32_t(0);
     s.groups_hint = p->dense.size() + p->dense.size() / 8;
     merger.done(u, std::move(p));

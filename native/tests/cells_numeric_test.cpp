@@ -1374,6 +1374,43 @@ TEST_CASE("decimal blocks: the exponent is the smallest at which the most values
   CHECK(exponent_of({as_f64(1), as_f64(0x000fffffffffffffu), 0.0}).second == 2);
 }
 
+TEST_CASE("decimal blocks: exact on both sides of the magic-number conversion's range (|d| < 2^51)") {
+  // decimal_decode converts base + residual with the 1.5 * 2^52 trick when every packed row is
+  // inside (-2^51, 2^51), with a plain i64 -> f64 conversion otherwise: the same bits either way.
+  const double m = 2251799813685248.0;  // 2^51
+  const std::vector<std::vector<double>> blocks = {
+      {m - 4, m - 3, m - 2.5 + 0.5},                 // inside, up to the edge
+      {m - 2, m - 1, m, m + 1},                      // at and past 2^51
+      {-m + 1, -m + 2, -m + 3.5 - 0.5},              // inside from below
+      {-m, -m - 1, 3},                               // at -2^51, a wide frame
+      {-12.5, 0.25, 1e10, -1e10, 7.75, -0.5},        // negative base, 2 digits
+      {9007199254740992.0, -9007199254740992.0, 0},  // ±2^53: packed, the plain conversion
+  };
+  for (const auto& v : blocks) {
+    Ref r = float_ref(v);
+    StagedRows st(r);
+    CellRef c = encode_block(Enc::Decimal, st.s);
+    CHECK(validates(*c) && decimal_exceptions(*c) == 0);
+    CHECK(check_block_decodes(*c, r));
+  }
+  // Many widths, random bases of both signs, 2048 rows each.
+  std::mt19937_64 g(51);
+  bool ok = true;
+  for (unsigned w = 1; w <= 53; ++w) {
+    for (int sign : {-1, 1}) {
+      std::vector<double> v(2048);
+      const int64_t span = w >= 53 ? (int64_t(1) << 52) : (int64_t(1) << w) - 1;
+      const int64_t base = sign * int64_t(g() % uint64_t((int64_t(1) << 52) - span + 1)) / (w >= 50 ? 4 : 1);
+      for (auto& x : v) x = double(base + int64_t(g() % uint64_t(span + 1)) * (int64_t(g() % 2) ? 1 : 0));
+      Ref r = float_ref(v);
+      StagedRows st(r);
+      CellRef c = encode_block(Enc::Decimal, st.s);
+      ok = ok && validates(*c) && check_block_decodes(*c, r);
+    }
+  }
+  CHECK(ok);
+}
+
 TEST_CASE("decimal blocks: the builder takes temp_c-like data and leaves random doubles to Plain") {
   Ref t = temp_c_rows(123456, 2048);
   StagedRows st(t);
