@@ -20,29 +20,6 @@ namespace {
 
 bool str_only(Physical p) { return p == Physical::Str; }
 
-// Calls f(row, code) for every present row < end, in row order, walking the stream. The codes
-// come off a 64-bit buffer (≥ 57 bits per refill), so the serial chain per code is table lookup
-// and shift; the buffer reloads from the stream once it holds fewer bits than the longest code.
-template <class F>
-inline void walk_codes(const Cell& c, const HuffmanCode& code, uint32_t end, F&& f) {
-  const uint8_t* stream = c.payload;
-  const uint8_t* valid = c.validity();
-  const unsigned longest = code.max_length();
-  uint64_t pos = 0, buf = 0;  // pos: the stream bit at buf's bit 0
-  unsigned avail = 0;
-  for (uint32_t i = 0; i < end; ++i) {
-    if (!row_valid(valid, i)) continue;
-    if (avail < longest) {  // a validated block has a code here, so pos < its stream bits
-      buf = stream_window(stream, pos);
-      avail = 64 - unsigned(pos & 7);
-    }
-    const uint32_t e = code.entry(buf);
-    const unsigned len = e & 0xff;
-    buf >>= len, avail -= len, pos += len;
-    f(i, e >> 8);
-  }
-}
-
 void global_huffman_validate(const Cell& c, const DecodeContext& ctx) {
   if (c.has(attr::kHasZonemap)) throw_invalid("a global_huffman block with a zone map");
   if (c.meta[2] || c.meta[3]) throw_invalid("a global_huffman block has a non-zero unused meta slot");
@@ -93,7 +70,7 @@ void global_huffman_decode(const Cell& c, uint32_t start, uint32_t count, void* 
 namespace str {
 void global_huffman_codes(const Cell& c, const DecodeContext& ctx, uint32_t end, uint32_t* codes) {
   std::fill(codes, codes + end, 0u);
-  walk_codes(c, *ctx.dict_code, end, [&](uint32_t row, uint32_t k) { codes[row] = k; });
+  global_huffman_walk(c, ctx, end, [&](uint32_t row, uint32_t k) { codes[row] = k; });
 }
 
 uint64_t global_huffman_bits(const StrBlock& b, const HuffmanCode& code, const uint32_t* codes) {

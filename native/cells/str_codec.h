@@ -12,6 +12,7 @@
 
 #include "cells/cell.h"
 #include "cells/encoding.h"
+#include "cells/huffman.h"
 #include "util/checked.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "cells read little-endian lanes in place");
@@ -123,6 +124,30 @@ GlobalDictLayout global_dict_layout(const Cell& c);
 // dictionary's code, back to back. meta[0] = dictionary size, meta[1] = stream bits. Sets
 // codes[i] for rows [0, end) of a validated block (null rows 0); ctx must be the one validated with.
 void global_huffman_codes(const Cell& c, const DecodeContext& ctx, uint32_t end, uint32_t* codes);
+// Calls f(row, code) for every present row < end of a validated block, in row order, walking the
+// stream: the codes come off a 64-bit buffer (>= 57 bits per refill), so the serial chain per
+// code is a table lookup and a shift; the buffer reloads once it holds fewer bits than the
+// longest code.
+template <class F>
+inline void global_huffman_walk(const Cell& c, const DecodeContext& ctx, uint32_t end, F&& f) {
+  const HuffmanCode& code = *ctx.dict_code;
+  const uint8_t* stream = c.payload;
+  const uint8_t* valid = c.validity();
+  const unsigned longest = code.max_length();
+  uint64_t pos = 0, buf = 0;  // pos: the stream bit at buf's bit 0
+  unsigned avail = 0;
+  for (uint32_t i = 0; i < end; ++i) {
+    if (!row_valid(valid, i)) continue;
+    if (avail < longest) {  // a validated block has a code here, so pos < its stream bits
+      buf = stream_window(stream, pos);
+      avail = 64 - unsigned(pos & 7);
+    }
+    const uint32_t e = code.entry(buf);
+    const unsigned len = e & 0xff;
+    buf >>= len, avail -= len, pos += len;
+    f(i, e >> 8);
+  }
+}
 
 // Sym8 / Sym8For: the word of each row and, when some string of the block ends in a NUL byte,
 // an explicit 4-bit length per row.

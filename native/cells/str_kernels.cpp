@@ -75,11 +75,22 @@ Resolved compare_dict(const Cell& c, const StrPredicate& p, BlockMask& out) {
 }
 
 // A block of codes into the column dictionary (GlobalDict, GlobalHuffman): the predicate
-// becomes a code set or range, resolved once against the dictionary; code_at(i) is row i's code.
-template <class CodeAt>
-Resolved compare_codes(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx, CodeAt code_at) {
+// becomes a code set or range, resolved once against the dictionary. scan(visit) calls
+// visit(i, code) for every row i that may be present, in row order; the rows' bits are set without
+// a branch and the block's validity is applied at the end.
+template <class Scan>
+Resolved compare_codes(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx, Scan scan) {
   const StrBuffer& values = *ctx.global_dict;
   const uint64_t n = values.size();
+  auto finish = [&] {
+    if (const uint8_t* v = c.validity())
+      for (uint32_t w = 0; w < kBlockLanes / 64; ++w) {
+        uint64_t bits;
+        std::memcpy(&bits, v + 8 * w, 8);
+        out.words[w] &= bits;
+      }
+    return Resolved::Decoded;
+  };
   if (p.op == StrOp::In) {
     std::vector<uint64_t> member((n + 63) / 64, 0);
     bool any = false;
@@ -88,7 +99,9 @@ Resolved compare_codes(const Cell& c, const StrPredicate& p, BlockMask& out, con
       if (k < n && values.at(k) == s) member[k >> 6] |= uint64_t(1) << (k & 63), any = true;
     }
     if (!any) return all_false(out);
-    return per_row(c, out, [&](uint32_t i) { const uint64_t k = code_at(i); return ((member[k >> 6] >> (k & 63)) & 1) != 0; });
+    std::fill(std::begin(out.words), std::end(out.words), 0);
+    scan([&](uint32_t i, uint64_t k) { out.words[i >> 6] |= ((member[k >> 6] >> (k & 63)) & 1) << (i & 63); });
+    return finish();
   }
   // Every other op selects one code range [lo, hi) of the sorted dictionary (ne: its complement).
   const uint64_t at = str::sorted_lower_bound(values, p.literal);
@@ -107,21 +120,26 @@ Resolved compare_codes(const Cell& c, const StrPredicate& p, BlockMask& out, con
   }
   if (lo >= hi) return invert ? all_true(c, out) : all_false(out);
   if (lo == 0 && hi == n) return invert ? all_false(out) : all_true(c, out);
-  return per_row(c, out, [&](uint32_t i) { const uint64_t k = code_at(i); return (k >= lo && k < hi) != invert; });
+  std::fill(std::begin(out.words), std::end(out.words), 0);
+  const uint64_t width = hi - lo;  // k in [lo, hi) <=> k - lo < width (unsigned)
+  scan([&](uint32_t i, uint64_t k) { out.words[i >> 6] |= uint64_t((k - lo < width) != invert) << (i & 63); });
+  return finish();
 }
 
 Resolved compare_global_dict(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
   if (!ctx.global_dict) throw_invalid("a global_dict block compared without its column's dictionary");
   const str::GlobalDictLayout l = str::global_dict_layout(c);
-  return compare_codes(c, p, out, ctx, [&](uint32_t i) { return l.code(i); });
+  return compare_codes(c, p, out, ctx, [&](auto&& visit) {
+    for (uint32_t i = 0; i < c.len; ++i) visit(i, l.code(i));
+  });
 }
 
-// The stream is walked once into a code per row; the compare is then GlobalDict's.
+// The stream is walked once, each present row's code tested as it comes off (no code array).
 Resolved compare_global_huffman(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
   if (!ctx.global_dict || !ctx.dict_code) throw_invalid("a global_huffman block compared without its column's dictionary and code");
-  uint32_t codes[kBlockLanes];
-  str::global_huffman_codes(c, ctx, uint32_t(c.len), codes);
-  return compare_codes(c, p, out, ctx, [&](uint32_t i) { return codes[i]; });
+  return compare_codes(c, p, out, ctx, [&](auto&& visit) {
+    str::global_huffman_walk(c, ctx, uint32_t(c.len), [&](uint32_t i, uint32_t k) { visit(i, k); });
+  });
 }
 
 // ---- Sym8 / Sym8For ----
