@@ -5,6 +5,9 @@
 #include <cstring>
 #include <optional>
 #include <type_traits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "cells/bitpack.h"
 #include "cells/column.h"
@@ -103,25 +106,48 @@ std::optional<Resolved> resolve_by_bounds(CmpOp op, T c, T lo, T hi) {
   return std::nullopt;
 }
 
-// Mask words over n lanes: bit j = holds<Op>(value(j), c). Whole words take a fixed-count loop
-// the compiler unrolls; the tail word a short one.
+// Bits j = holds<Op>(x[j], c) of 64 lanes: the comparisons into 0x00 / 0xff bytes (a loop over a
+// plain array, which vectorises), then bytes into bits: movemask 16 at a time (SSE2, every
+// x86-64), elsewhere 8 at a time by multiplying 0/1 bytes by 0x0102040810204080 (each bit lands
+// once in the top byte, so no carries).
+template <CmpOp Op, class T>
+inline uint64_t compare64(const T* __restrict x, T c) {
+  alignas(16) uint8_t hit[64];
+  for (uint32_t j = 0; j < 64; ++j) hit[j] = uint8_t(0) - uint8_t(holds<Op>(x[j], c));
+  uint64_t bits = 0;
+#if defined(__SSE2__)
+  for (uint32_t k = 0; k < 4; ++k)
+    bits |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_load_si128(reinterpret_cast<const __m128i*>(hit + 16 * k))))) << (16 * k);
+#else
+  for (uint32_t k = 0; k < 8; ++k) {
+    uint64_t eight;
+    std::memcpy(&eight, hit + 8 * k, 8);
+    bits |= (((eight & 0x0101010101010101u) * 0x0102040810204080u) >> 56) << (8 * k);
+  }
+#endif
+  return bits;
+}
+
+// Mask words over n lanes x[0..n): whole words 64 lanes at a time, the tail word a short loop.
+template <CmpOp Op, class T>
+void compare_lanes_at(uint32_t n, T c, uint64_t* words, const T* x) {
+  uint32_t w = 0;
+  for (; (w + 1) * 64 <= n; ++w) words[w] = compare64<Op>(x + w * 64, c);
+  if (w * 64 < n) {
+    uint64_t bits = 0;
+    for (uint32_t j = 0; w * 64 + j < n; ++j) bits |= uint64_t(holds<Op>(x[w * 64 + j], c)) << j;
+    words[w] = bits;
+  }
+}
+
+// The same over computed lanes value(j): each word's 64 values into an array first.
 template <CmpOp Op, class T, class Value>
 void compare_lanes(uint32_t n, T c, uint64_t* words, Value&& value) {
   uint32_t w = 0;
   for (; (w + 1) * 64 <= n; ++w) {
-    // 64 comparisons into bytes (a loop that vectorises), then 8 bytes at a time into bits:
-    // multiplying 0/1 bytes by 0x0102040810204080 gathers them into the top byte, each bit
-    // landing once, so no carries.
-    uint8_t hit[64];
-    const uint32_t row = w * 64;
-    for (uint32_t j = 0; j < 64; ++j) hit[j] = holds<Op>(value(row + j), c);
-    uint64_t bits = 0;
-    for (uint32_t k = 0; k < 8; ++k) {
-      uint64_t eight;
-      std::memcpy(&eight, hit + 8 * k, 8);
-      bits |= ((eight * 0x0102040810204080u) >> 56) << (8 * k);
-    }
-    words[w] = bits;
+    T v[64];
+    for (uint32_t j = 0; j < 64; ++j) v[j] = value(w * 64 + j);
+    words[w] = compare64<Op>(v, c);
   }
   if (w * 64 < n) {
     uint64_t bits = 0;
@@ -363,7 +389,7 @@ Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScr
       const Lane rc = static_cast<Lane>(rebased);
       with_op(op, [&](auto o) {
         for_each_residual_group<Lane>(b, [&](uint32_t first, const Lane* r, uint32_t m) {
-          compare_lanes<decltype(o)::value>(m, rc, out.words + first / 64, [&](uint32_t j) { return r[j]; });
+          compare_lanes_at<decltype(o)::value>(m, rc, out.words + first / 64, r);
         });
       });
     });
@@ -384,7 +410,7 @@ Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScr
           return;
         }
         const Lane rc = static_cast<Lane>(static_cast<uint64_t>(cc - off));
-        with_op(op, [&](auto o) { compare_lanes<decltype(o)::value>(n, rc, out.words, [&](uint32_t i) { return l[i]; }); });
+        with_op(op, [&](auto o) { compare_lanes_at<decltype(o)::value>(n, rc, out.words, l); });
       });
     } else {
       const uint64_t* l = t.as<uint64_t>();
@@ -494,7 +520,7 @@ Resolved compare_float(const Cell& b, CmpOp op, double c, BlockMask& out, TierSc
   }
   const double* x = float_lanes(b, s);
   with_op(op, [&](auto o) {
-    compare_lanes<decltype(o)::value>(static_cast<uint32_t>(b.len), c, out.words, [&](uint32_t i) { return x[i]; });
+    compare_lanes_at<decltype(o)::value>(static_cast<uint32_t>(b.len), c, out.words, x);
   });
   for (uint32_t w = static_cast<uint32_t>((b.len + 63) / 64); w < kMaskWords; ++w) out.words[w] = 0;
   keep_present(b, out);
