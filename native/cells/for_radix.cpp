@@ -41,11 +41,7 @@ uint64_t radix_span(uint64_t radix, unsigned k) {
 
 // One lane's k digits into d[0..k).
 inline void lane_digits(const RadixFrame& f, uint64_t x, uint64_t* d) {
-  for (unsigned t = 0; t + 1 < f.k; ++t) {
-    const uint64_t q = mul_high(x, f.magic);
-    d[t] = x - q * f.radix;
-    x = q;
-  }
+  for (unsigned t = 0; t + 1 < f.k; ++t) d[t] = radix_peel(f, x);
   d[f.k - 1] = x;
 }
 

@@ -13,6 +13,7 @@
 #include "cells/column.h"
 #include "cells/encoding.h"
 #include "cells/numeric.h"
+#include "cells/str_codec.h"
 #include "tet/error.h"
 #include "util/bits.h"
 
@@ -438,6 +439,23 @@ void filter_int(const Cell& b, const BlockMask& mask, std::vector<int64_t>& out,
       });
       return;
     }
+    case Enc::ForRadix: {
+      // A few selected rows (up to a quarter): each row's digit peeled off its lane (lane = row / k
+      // as row · ⌈2^20 / k⌉ >> 20, exact for rows < 2^11 and k < 2^9); more: the whole block.
+      uint32_t selected = 0;
+      for (uint32_t k = 0; k < kMaskWords; ++k) selected += uint32_t(__builtin_popcountll(mask.words[k] & rows_in_word(b.len, k)));
+      if (uint64_t(selected) * 4 >= b.len) break;
+      const RadixFrame f = radix_frame(b);
+      const uint64_t base = b.meta[0];
+      const uint64_t per = ((uint64_t(1) << 20) + f.k - 1) / f.k;
+      for_each_selected(mask, b.len, [&](uint32_t row) {
+        const uint32_t lane = uint32_t((row * per) >> 20), digit = row - lane * f.k;
+        uint64_t x = str::unpack_lane(b.payload, lane, f.width);
+        for (uint32_t t = 0; t < digit; ++t) radix_peel(f, x);
+        push_selected(out, valid_out, as_i64(base + radix_peel(f, x)), row_valid(v, row));
+      });
+      return;
+    }
     case Enc::Delta: {
       const int64_t last = last_selected(mask, b.len);
       delta_scan(b, static_cast<uint32_t>(last + 1), [&](uint32_t row, uint64_t x) {
@@ -445,17 +463,15 @@ void filter_int(const Cell& b, const BlockMask& mask, std::vector<int64_t>& out,
       });
       return;
     }
-    default: {
-      const IntTier t = decode_tier(b, 0, static_cast<uint32_t>(b.len), s);
-      const uint64_t off = bits_of(t.offset);
-      with_lanes(t, [&](const auto* l) {
-        for_each_selected(mask, b.len, [&](uint32_t row) {
-          push_selected(out, valid_out, as_i64(off + uint64_t(l[row])), row_valid(v, row));
-        });
-      });
-      return;
-    }
+    default: break;
   }
+  const IntTier t = decode_tier(b, 0, static_cast<uint32_t>(b.len), s);
+  const uint64_t off = bits_of(t.offset);
+  with_lanes(t, [&](const auto* l) {
+    for_each_selected(mask, b.len, [&](uint32_t row) {
+      push_selected(out, valid_out, as_i64(off + uint64_t(l[row])), row_valid(v, row));
+    });
+  });
 }
 
 // ---- Float ---------------------------------------------------------------------------------

@@ -96,6 +96,14 @@ struct RadixFrame {
   unsigned k = 0, width = 0;      // digits a lane, lane bits
 };
 RadixFrame radix_frame(const Cell& c);  // of a validated block
+// Lane x's lowest digit (x mod R); x becomes x / R: a multiply-high by `magic`, exact for the
+// lanes of a validated block.
+inline uint64_t radix_peel(const RadixFrame& f, uint64_t& x) {
+  const uint64_t q = uint64_t((unsigned __int128)x * f.magic >> 64);
+  const uint64_t d = x - q * f.radix;
+  x = q;
+  return d;
+}
 // Residuals (value - base, 0 on null rows) of rows [start, start + count) into `out`; Lane
 // (uint8_t..uint64_t) must hold R - 1.
 template <class Lane>

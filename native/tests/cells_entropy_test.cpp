@@ -655,6 +655,20 @@ TEST_CASE("for_radix: kernels equal decode-then-compute (sum, min_max, count, co
         std::vector<uint8_t> all_ok;
         filter_int(b, every, all, scratch, &all_ok);
         for (size_t i = 0; i < b.len; ++i) ok = ok && all[i] == (m.ok[at + i] ? m.v[at + i] : 0) && all_ok[i] == m.ok[at + i];
+        // A sparse one (every 5th row, nulls among them: each row peeled off its lane), and
+        // every digit position of a lane at the block's end.
+        for (uint32_t step : {5u, 7u, 1000u}) {
+          BlockMask sparse;
+          for (uint32_t i = step / 2; i < b.len; i += step) sparse.set(i);
+          sparse.set(uint32_t(b.len - 1));
+          std::vector<int64_t> got;
+          std::vector<uint8_t> got_ok;
+          filter_int(b, sparse, got, scratch, &got_ok);
+          size_t k = 0;
+          for (uint32_t i = 0; i < b.len; ++i)
+            if (sparse.test(i)) ok = ok && k < got.size() && got[k] == (m.ok[at + i] ? m.v[at + i] : 0) && got_ok[k] == m.ok[at + i], ++k;
+          ok = ok && k == got.size();
+        }
       }
       const IntSum cs = column_sum_int(root.get(), scratch);
       __int128 want = 0;
