@@ -626,6 +626,36 @@ bool int_range(const Cell& b, __int128* lo, __int128* hi) {
   return have;
 }
 
+}  // namespace
+
+std::vector<IntSpan> int_spans(const Cell& root) {
+  const uint64_t blocks = block_count(root);
+  std::vector<IntSpan> out((blocks + kSpanBlocks - 1) / kSpanBlocks);
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const Cell& c = block_at(root, b);
+    IntSpan& s = out[b / kSpanBlocks];
+    if (valid_count(c) == 0) continue;
+    __int128 lo, hi;
+    if (!int_range(c, &lo, &hi)) {
+      s.known = false;
+      continue;
+    }
+    s.lo = s.any ? std::min(s.lo, lo) : lo;
+    s.hi = s.any ? std::max(s.hi, hi) : hi;
+    s.any = true;
+  }
+  return out;
+}
+
+bool int_span_never(const IntSpan& span, CmpOp op, int64_t c) {
+  if (!span.known) return false;
+  if (!span.any) return true;
+  const auto r = resolve_by_bounds<__int128>(op, c, span.lo, span.hi);
+  return r && *r == Resolved::AllFalse;
+}
+
+namespace {
+
 // The members of an ascending set within [lo, hi].
 template <class T, class B>
 std::pair<const T*, const T*> members_within(const std::vector<T>& set, B lo, B hi) {

@@ -82,6 +82,19 @@ void filter_bool(const Cell& block, const BlockMask& mask, std::vector<uint8_t>&
 // payload byte; nothing when rows must be looked at. AllTrue means every present row matches
 // (vacuously so on an all-null block), AllFalse none does.
 std::optional<Resolved> probe_int(const Cell& block, CmpOp op, int64_t constant);
+// Runs of kSpanBlocks blocks of an Int-stored column: the bounds their headers prove for their
+// present values (int_range of each block: zone map, Constant, Sequence, For's frame; all-null
+// blocks add nothing). `known` false: some block of the run bounds nothing; `any` false: the run
+// has no present value. TablesRegion::int_spans caches them per column.
+constexpr uint64_t kSpanBlocks = 32;
+struct IntSpan {
+  __int128 lo = 0, hi = 0;
+  bool known = true, any = false;
+};
+std::vector<IntSpan> int_spans(const Cell& root);
+// Whether `op c` holds for no present row of blocks whose values lie in `span` (what probe_int
+// would say of each block of the run: AllFalse).
+bool int_span_never(const IntSpan& span, CmpOp op, int64_t c);
 std::optional<Resolved> probe_float(const Cell& block, CmpOp op, double constant);
 std::optional<Resolved> probe_bool(const Cell& block, CmpOp op, bool constant);
 // Membership in `set`, ascending with no duplicates (Float: no NaN, and -0.0 / +0.0 one value);

@@ -341,6 +341,8 @@ struct Plan {
   std::vector<size_t> slot;              // per test: its column's index among the distinct columns
   size_t columns = 0;                    // distinct columns the tests read
   std::vector<uint8_t> candidate;        // per block (empty: no index applies)
+  // Int comparisons: (test, its column's runs of kSpanBlocks blocks) for skipping whole runs
+  std::vector<std::pair<size_t, const std::vector<IntSpan>*>> span_tests;
   uint64_t rows = 0;
 };
 
@@ -560,6 +562,13 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
     const Test& t = plan.tests[k];
     if (t.indexable() && index_of_slot[plan.slot[k]]) allow_by_index(*index_of_slot[plan.slot[k]], t, blocks, plan.candidate);
   }
+  // Without a per-value index (whose pruning where_plan counts per block), a run of blocks whose
+  // header bounds settle an int comparison false is skipped whole: its blocks are the ones a
+  // probe would settle (zone-map resolved), without reading their headers one by one.
+  if (plan.candidate.empty())
+    for (size_t k = 0; k < plan.tests.size(); ++k)
+      if (plan.tests[k].form == Form::Cmp && plan.tests[k].phys == Physical::Int)
+        plan.span_tests.emplace_back(k, &region.int_spans(table, plan.tests[k].column));
   for (int strings_first = 1; strings_first >= 0; --strings_first)
     for (size_t k = 0; k < plan.tests.size(); ++k)
       if ((plan.tests[k].phys == Physical::Str) == (strings_first == 1)) plan.phase2.push_back(k);
@@ -574,9 +583,15 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
   std::vector<std::unique_ptr<EvalScratch>> scratch(pool.participants(items, threads));
   for (auto& s : scratch) s = std::make_unique<EvalScratch>();
   auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+  static_assert(kBlocksPerItem == kSpanBlocks, "an item is one run of int_spans");
   auto run = [&](uint64_t item, uint32_t slot) {
     if (cancelled()) return;
     const uint64_t end = std::min(blocks, (item + 1) * kBlocksPerItem);
+    for (const auto& [k, spans] : plan.span_tests)
+      if (item < spans->size() && int_span_never((*spans)[item], plan.tests[k].op, plan.tests[k].i)) {
+        for (uint64_t b = item * kBlocksPerItem; b < end; ++b) outcomes[b].none = true;  // counts stay 0
+        return;
+      }
     for (uint64_t b = item * kBlocksPerItem; b < end; ++b) {
       uint64_t* w = res.rows.block_words(b);
       outcomes[b] = evaluate_block(plan, b, w, *scratch[slot]);

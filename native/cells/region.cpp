@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "cells/kernels.h"
 #include "cells/run_directory.h"
 #include "tet/error.h"
 #include "util/checked.h"
@@ -106,6 +107,9 @@ struct TablesRegion::Loaded {
   // Decoded by block_index() on first use (under mu_).
   mutable std::unique_ptr<BlockIndex> index;
   mutable bool index_decoded = false;
+  // Computed by int_spans() on first use (under mu_).
+  mutable std::vector<IntSpan> spans;
+  mutable bool spans_done = false;
 };
 
 TablesRegion::TablesRegion(const uint8_t* data, uint64_t len) : data_(data), len_(len) {
@@ -328,6 +332,16 @@ const BlockIndex* TablesRegion::block_index(size_t table, size_t column) const {
   }
   return l.index.get();
 }
+const std::vector<IntSpan>& TablesRegion::int_spans(size_t table, size_t column) const {
+  const Loaded& l = load(table, column);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!l.spans_done) {
+    if (l.root && physical_of(l.root->kind_v()) == Physical::Int) l.spans = cells::int_spans(*l.root);
+    l.spans_done = true;
+  }
+  return l.spans;
+}
+
 uint32_t TablesRegion::encodings_used(size_t table, size_t column) const { return load(table, column).encodings; }
 const DecodeContext& TablesRegion::context(size_t table, size_t column) const { return load(table, column).ctx; }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cells/column.h"
+#include "cells/kernels.h"
 #include "cells/metablocks.h"  // MetablockKind (unknown kinds are skipped by readers)
 
 namespace tet::cells {
@@ -77,6 +78,10 @@ class TablesRegion {
   // The column's per-value block index (its metablock decoded and validated on first use, then
   // cached), or null when it has none.
   const BlockIndex* block_index(size_t table, size_t column) const;
+  // An Int-stored column's runs of kSpanBlocks blocks with the bounds their headers prove
+  // (kernels.h int_spans), computed on first use and cached: a where skips a run its bounds
+  // settle without looking at the run's blocks.
+  const std::vector<IntSpan>& int_spans(size_t table, size_t column) const;
   // Decode context (the column's global dictionary when it has one).
   const DecodeContext& context(size_t table, size_t column) const;
   // Whole-region checksum, for verify.
