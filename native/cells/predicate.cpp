@@ -512,6 +512,29 @@ std::vector<uint64_t> RowSet::runs() const {
   return out;
 }
 
+// Blocks b and b + 1 of a plan of one string test through compare_huffman_pair; false (nothing
+// written) where it does not apply: a header probe settles a block, or the pair is not two
+// GlobalHuffman blocks with rows to test. The outcomes are evaluate_block's for a decoded test:
+// the matching present rows, the payload bytes read.
+bool huffman_pair(const Plan& plan, uint64_t b, RowSet& rows, std::vector<BlockOutcome>& outcomes, std::vector<uint32_t>& counts) {
+  const Test& t = plan.tests[0];
+  const Cell& c0 = block_at(*plan.roots[0], b);
+  const Cell& c1 = block_at(*plan.roots[0], b + 1);
+  if (probe(t, c0) || probe(t, c1)) return false;
+  BlockMask m[2];
+  if (!compare_huffman_pair(c0, c1, t.sp, m[0], m[1], *plan.ctx[0])) return false;
+  const Cell* cells[2] = {&c0, &c1};
+  for (int k = 0; k < 2; ++k) {
+    uint64_t* w = rows.block_words(b + k);
+    all_rows(cells[k]->len, w);
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < kWords; ++j) w[j] &= m[k].words[j], n += uint32_t(tet::popcount64(w[j]));
+    outcomes[b + k] = BlockOutcome{Settled::Decoded, cells[k]->payload_bytes, false};
+    counts[b + k] = n;
+  }
+  return true;
+}
+
 WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::vector<Predicate>& preds, uint32_t threads,
                            const std::atomic<bool>* cancel) {
   if (table >= region.tables().size())
@@ -583,6 +606,9 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
   std::vector<std::unique_ptr<EvalScratch>> scratch(pool.participants(items, threads));
   for (auto& s : scratch) s = std::make_unique<EvalScratch>();
   auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+  // One string test and no block index: GlobalHuffman blocks go through the kernel two at a time
+  // (their streams walked interleaved), each outcome what evaluate_block gives that block alone.
+  const bool pair_strings = plan.tests.size() == 1 && plan.tests[0].form == Form::Str && plan.candidate.empty();
   static_assert(kBlocksPerItem == kSpanBlocks, "an item is one run of int_spans");
   auto run = [&](uint64_t item, uint32_t slot) {
     if (cancelled()) return;
@@ -594,6 +620,10 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
       }
     for (uint64_t b = item * kBlocksPerItem; b < end; ++b) {
       uint64_t* w = res.rows.block_words(b);
+      if (pair_strings && b + 1 < end && huffman_pair(plan, b, res.rows, outcomes, counts)) {
+        ++b;
+        continue;
+      }
       outcomes[b] = evaluate_block(plan, b, w, *scratch[slot]);
       uint32_t n = 0;
       if (!outcomes[b].none)

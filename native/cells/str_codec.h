@@ -4,6 +4,7 @@
 // "Encoding payloads". Not part of the cell contract; callers outside the string codecs use
 // encoding.h / str_kernels.h.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -147,6 +148,48 @@ inline void global_huffman_walk(const Cell& c, const DecodeContext& ctx, uint32_
     buf >>= len, avail -= len, pos += len;
     f(i, e >> 8);
   }
+}
+
+// global_huffman_walk of two blocks of one column (all their rows), one code of each in turn:
+// the two lookup chains are independent, so the CPU overlaps them.
+template <class FA, class FB>
+inline void global_huffman_walk2(const Cell& a, const Cell& b, const DecodeContext& ctx, FA&& fa, FB&& fb) {
+  const HuffmanCode& code = *ctx.dict_code;
+  const unsigned longest = code.max_length();
+  struct Walk {
+    const uint8_t* stream;
+    const uint8_t* valid;
+    uint32_t i, end;
+    uint64_t pos, buf;
+    unsigned avail;
+    // The next present row < end (false: none left).
+    bool next() {
+      while (i < end && !row_valid(valid, i)) ++i;
+      return i < end;
+    }
+    uint32_t step(const HuffmanCode& code, unsigned longest) {
+      if (avail < longest) buf = stream_window(stream, pos), avail = 64 - unsigned(pos & 7);
+      const uint32_t e = code.entry(buf);
+      const unsigned len = e & 0xff;
+      buf >>= len, avail -= len, pos += len;
+      return e >> 8;
+    }
+  };
+  Walk wa{a.payload, a.validity(), 0, uint32_t(a.len), 0, 0, 0}, wb{b.payload, b.validity(), 0, uint32_t(b.len), 0, 0, 0};
+  if (!wa.valid && !wb.valid) {  // every row present: no skipping
+    const uint32_t both = std::min(wa.end, wb.end);
+    for (; wa.i < both; ++wa.i, ++wb.i) {
+      const uint32_t ka = wa.step(code, longest), kb = wb.step(code, longest);
+      fa(wa.i, ka), fb(wb.i, kb);
+    }
+  } else {
+    while (wa.next() && wb.next()) {
+      const uint32_t ka = wa.step(code, longest), kb = wb.step(code, longest);
+      fa(wa.i++, ka), fb(wb.i++, kb);
+    }
+  }
+  while (wa.next()) fa(wa.i, wa.step(code, longest)), ++wa.i;
+  while (wb.next()) fb(wb.i, wb.step(code, longest)), ++wb.i;
 }
 
 // Sym8 / Sym8For: the word of each row and, when some string of the block ends in a NUL byte,

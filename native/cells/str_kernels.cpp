@@ -75,33 +75,33 @@ Resolved compare_dict(const Cell& c, const StrPredicate& p, BlockMask& out) {
 }
 
 // A block of codes into the column dictionary (GlobalDict, GlobalHuffman): the predicate
-// becomes a code set or range, resolved once against the dictionary. scan(visit) calls
-// visit(i, code) for every row i that may be present, in row order; the rows' bits are set without
-// a branch and the block's validity is applied at the end.
-template <class Scan>
-Resolved compare_codes(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx, Scan scan) {
+// becomes a code set or range, resolved once against the dictionary (code_test); the rows of a
+// block are then tested code by code.
+struct CodeTest {
+  enum class Form : uint8_t { NoRow, EveryRow, Range, Set } form = Form::NoRow;
+  uint64_t lo = 0, width = 0;  // Range: k in [lo, lo + width) (unsigned k - lo < width), xor invert
+  bool invert = false;
+  std::vector<uint64_t> member;  // Set: bit k
+  // 1 when row code k matches (Range / Set).
+  uint64_t hit(uint64_t k) const {
+    if (form == Form::Set) return (member[k >> 6] >> (k & 63)) & 1;
+    return uint64_t((k - lo < width) != invert);
+  }
+};
+
+CodeTest code_test(const StrPredicate& p, const DecodeContext& ctx) {
   const StrBuffer& values = *ctx.global_dict;
   const uint64_t n = values.size();
-  auto finish = [&] {
-    if (const uint8_t* v = c.validity())
-      for (uint32_t w = 0; w < kBlockLanes / 64; ++w) {
-        uint64_t bits;
-        std::memcpy(&bits, v + 8 * w, 8);
-        out.words[w] &= bits;
-      }
-    return Resolved::Decoded;
-  };
+  CodeTest t;
   if (p.op == StrOp::In) {
-    std::vector<uint64_t> member((n + 63) / 64, 0);
+    t.member.assign((n + 63) / 64, 0);
     bool any = false;
     for (const std::string& s : p.set) {
       const uint64_t k = str::sorted_lower_bound(values, s);
-      if (k < n && values.at(k) == s) member[k >> 6] |= uint64_t(1) << (k & 63), any = true;
+      if (k < n && values.at(k) == s) t.member[k >> 6] |= uint64_t(1) << (k & 63), any = true;
     }
-    if (!any) return all_false(out);
-    std::fill(std::begin(out.words), std::end(out.words), 0);
-    scan([&](uint32_t i, uint64_t k) { out.words[i >> 6] |= ((member[k >> 6] >> (k & 63)) & 1) << (i & 63); });
-    return finish();
+    t.form = any ? CodeTest::Form::Set : CodeTest::Form::NoRow;
+    return t;
   }
   // Every other op selects one code range [lo, hi) of the sorted dictionary (ne: its complement).
   const uint64_t at = str::sorted_lower_bound(values, p.literal);
@@ -118,12 +118,33 @@ Resolved compare_codes(const Cell& c, const StrPredicate& p, BlockMask& out, con
     case StrOp::Prefix: lo = at, hi = str::sorted_prefix_end(values, p.literal); break;
     case StrOp::In: break;
   }
-  if (lo >= hi) return invert ? all_true(c, out) : all_false(out);
-  if (lo == 0 && hi == n) return invert ? all_false(out) : all_true(c, out);
+  if (lo >= hi) t.form = invert ? CodeTest::Form::EveryRow : CodeTest::Form::NoRow;
+  else if (lo == 0 && hi == n) t.form = invert ? CodeTest::Form::NoRow : CodeTest::Form::EveryRow;
+  else t.form = CodeTest::Form::Range, t.lo = lo, t.width = hi - lo, t.invert = invert;
+  return t;
+}
+
+// A block's validity applied to the bits of its tested rows.
+Resolved keep_valid(const Cell& c, BlockMask& out) {
+  if (const uint8_t* v = c.validity())
+    for (uint32_t w = 0; w < kBlockLanes / 64; ++w) {
+      uint64_t bits;
+      std::memcpy(&bits, v + 8 * w, 8);
+      out.words[w] &= bits;
+    }
+  return Resolved::Decoded;
+}
+
+// scan(visit) calls visit(i, code) for every row i that may be present, in row order; the rows'
+// bits are set without a branch and the block's validity is applied at the end.
+template <class Scan>
+Resolved compare_codes(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx, Scan scan) {
+  const CodeTest t = code_test(p, ctx);
+  if (t.form == CodeTest::Form::NoRow) return all_false(out);
+  if (t.form == CodeTest::Form::EveryRow) return all_true(c, out);
   std::fill(std::begin(out.words), std::end(out.words), 0);
-  const uint64_t width = hi - lo;  // k in [lo, hi) <=> k - lo < width (unsigned)
-  scan([&](uint32_t i, uint64_t k) { out.words[i >> 6] |= uint64_t((k - lo < width) != invert) << (i & 63); });
-  return finish();
+  scan([&](uint32_t i, uint64_t k) { out.words[i >> 6] |= t.hit(k) << (i & 63); });
+  return keep_valid(c, out);
 }
 
 Resolved compare_global_dict(const Cell& c, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx) {
@@ -141,6 +162,24 @@ Resolved compare_global_huffman(const Cell& c, const StrPredicate& p, BlockMask&
     str::global_huffman_walk(c, ctx, uint32_t(c.len), [&](uint32_t i, uint32_t k) { visit(i, k); });
   });
 }
+
+}  // namespace
+
+bool compare_huffman_pair(const Cell& a, const Cell& b, const StrPredicate& p, BlockMask& ma, BlockMask& mb, const DecodeContext& ctx) {
+  if (a.enc_v() != Enc::GlobalHuffman || b.enc_v() != Enc::GlobalHuffman || !ctx.global_dict || !ctx.dict_code) return false;
+  if (valid_count(a) == 0 || valid_count(b) == 0) return false;
+  const CodeTest t = code_test(p, ctx);
+  if (t.form != CodeTest::Form::Range && t.form != CodeTest::Form::Set) return false;
+  std::fill(std::begin(ma.words), std::end(ma.words), 0);
+  std::fill(std::begin(mb.words), std::end(mb.words), 0);
+  str::global_huffman_walk2(a, b, ctx, [&](uint32_t i, uint32_t k) { ma.words[i >> 6] |= t.hit(k) << (i & 63); },
+                            [&](uint32_t i, uint32_t k) { mb.words[i >> 6] |= t.hit(k) << (i & 63); });
+  keep_valid(a, ma);
+  keep_valid(b, mb);
+  return true;
+}
+
+namespace {
 
 // ---- Sym8 / Sym8For ----
 struct Sym8Key {

@@ -33,6 +33,12 @@ bool str_matches(std::string_view value, const StrPredicate& p);
 // Fills `out` with the rows of a validated leaf block that satisfy `p`. AllTrue: every present
 // row matches (out = the present rows); AllFalse: none does (out all zero).
 Resolved compare(const Cell& block, const StrPredicate& p, BlockMask& out, const DecodeContext& ctx = {});
+// compare() of two GlobalHuffman blocks of one column at once, their streams walked interleaved
+// (two independent lookup chains instead of one): true when it applied, the masks then exactly
+// compare()'s (Resolved::Decoded); false, nothing written, when a block is not GlobalHuffman, has
+// no present row, or the predicate settles every block without its rows.
+bool compare_huffman_pair(const Cell& a, const Cell& b, const StrPredicate& p, BlockMask& ma, BlockMask& mb,
+                          const DecodeContext& ctx);
 
 // What a block's header settles without reading a row: a Sym8 / Sym8For zone map (and a
 // literal too long to be a Sym8 value); nothing for other encodings (compare() resolves those

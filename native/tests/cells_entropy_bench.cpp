@@ -124,6 +124,14 @@ void bench_country() {
     });
     std::printf("  %-15s %.3f B/row: decode %6.1f, compare eq %6.1f\n", huffman ? "global_huffman" : "global_dict", double(bytes) / n,
                 n / dec / 1e6, n / cmp / 1e6);
+    if (huffman) {  // two blocks at a time, their streams walked interleaved (evaluate_where's path)
+      BlockMask m2;
+      const double pair = best_s(5, [&] {
+        for (size_t k = 0; k + 1 < blocks.size(); k += 2) compare_huffman_pair(*blocks[k], *blocks[k + 1], p, m, m2, ctx);
+        g_sink = int64_t(m.words[0] ^ m2.words[1]);
+      });
+      std::printf("  global_huffman compare eq, block pairs interleaved %6.1f\n", n / pair / 1e6);
+    }
   }
 }
 

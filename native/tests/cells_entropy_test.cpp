@@ -451,6 +451,36 @@ TEST_CASE("global_huffman: kernels equal decode-then-compute (compare, filter, m
     ok = ok && mm && mm->first == *lo && mm->second == *hi;
   }
   CHECK(ok);
+  // Two blocks at once (streams walked interleaved): the model's rows for every pair, the short
+  // last block included, with and without nulls; false where the predicate needs no rows.
+  for (unsigned nulls : {13u, 0u}) {
+    const StrModel mp = country_model(3 * 2048 + 500, nulls, 91);
+    tet_test::WholeStrColumn wp = tet_test::build_whole(mp);
+    const DecodeContext cp = wp.ctx();
+    bool pair_ok = true;
+    size_t applied = 0, declined = 0;
+    for (uint64_t b0 = 0; b0 < block_count(*wp.root); ++b0)
+      for (uint64_t b1 = 0; b1 < block_count(*wp.root); ++b1)
+        for (const StrPredicate& p : preds) {
+          BlockMask m0, m1;
+          if (!compare_huffman_pair(block_at(*wp.root, b0), block_at(*wp.root, b1), p, m0, m1, cp)) {
+            ++declined;
+            continue;
+          }
+          ++applied;
+          for (int k = 0; k < 2; ++k) {
+            const uint64_t b = k ? b1 : b0;
+            const BlockMask& mk = k ? m1 : m0;
+            for (uint32_t i = 0; i < 2048; ++i) {
+              const bool in = i < block_at(*wp.root, b).len;
+              const auto& v = in ? mp[b * 2048 + i] : std::optional<std::string>();
+              pair_ok = pair_ok && mk.test(i) == (v && model_str_match(*v, p));
+            }
+          }
+        }
+    CHECK(pair_ok);
+    CHECK(applied > 0 && declined > 0);
+  }
 }
 
 TEST_CASE("global_huffman: crafted blocks and dictionary bodies are TET_CELLS_INVALID") {
