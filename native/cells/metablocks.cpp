@@ -263,6 +263,7 @@ GlobalDictionary GlobalDictionary::decode(const uint8_t* p, size_t bytes) {
   for (uint64_t k = 1; k <= n; ++k) {
     const uint32_t a = load_u32(off + 4 * (k - 1)), b = load_u32(off + 4 * k);
     if (b < a) throw_invalid("a global dictionary's offsets decrease");
+    if (b > v) throw_invalid("a global dictionary's offsets run past its bytes");  // before any value is read
     d.values.offsets.push_back(b);
     if (k >= 2 && !str::bytes_less(d.values.at(k - 2), d.values.at(k - 1)))
       throw_invalid("a global dictionary's values are not strictly ascending");

@@ -926,6 +926,9 @@ TEST_CASE("crafted metablock bodies are TET_CELLS_INVALID") {
   auto gb = g.encode();  // header 24 | offsets 16 | bytes 8
   invalid(dict, edit(gb, 40, 'z'), "dictionary not ascending");
   invalid(dict, edit(gb, 28, 5), "dictionary offsets past bytes");
+  // Offsets 1 and 2 both far past the bytes, non-decreasing: rejected before values 0 and 1 are
+  // compared (the fuzzer's finding: the comparison read past the buffer).
+  invalid(dict, edit(edit(gb, 29, 0x70), 33, 0x70), "dictionary interior offsets past bytes");
   invalid(dict, edit(gb, 8, 0), "dictionary empty");
   invalid(dict, edit(gb, 1, 1), "dictionary flags");
   invalid(dict, std::vector<uint8_t>(gb.begin(), gb.end() - 8), "dictionary truncated");
