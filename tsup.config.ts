@@ -27,11 +27,26 @@ export default defineConfig([
     entry: { index: 'lib/index.ts' },
     format: ['cjs', 'esm'],
     dts: true,
+    // ASCII only (non-ASCII escaped): the loader reads the bundle as latin1, a copy, where UTF-8
+    // text costs a decode (lib/loader/sdk-loader.ts).
+    esbuildOptions(options) {
+      options.charset = 'ascii';
+    },
     sourcemap: true,
     clean: false,
     target: 'node20',
     external,
     outExtension: ({ format }) => ({ js: format === 'cjs' ? '.cjs' : '.mjs' }),
+  },
+  {
+    // dist/index.cjs: the code-cache loader of the CommonJS bundle (scripts/finish-dist.mjs
+    // moves the bundle to dist/sdk.cjs and this into its place).
+    // dist/cache-dir.cjs: the cache directory rules, for bin/compile-cache.js too.
+    entry: { 'sdk-loader': 'lib/loader/sdk-loader.ts', 'cache-dir': 'lib/loader/cache-dir.ts' },
+    format: ['cjs'],
+    clean: false,
+    target: 'node20',
+    outExtension: () => ({ js: '.cjs' }),
   },
   {
     // Split at the CLI's dynamic imports (the views of format.ts, loaded when a response is

@@ -145,7 +145,7 @@ function directSinks(probe) {
 }
 
 // ---- peers -----------------------------------------------------------------------------------
-function openNpy(file, g) {
+export function openNpy(file, g) {
   const descr = dtypeInfo(g.dtype).numpy;
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${g.shape.join(', ')}), }`;
   const total = 10 + header.length + 1;

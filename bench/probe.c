@@ -9,6 +9,13 @@
 //   probe zstd     TETFILE [REPS]               libzstd decode rate of every zstd chunk, one core,
 //                                               plus an all-core decode+fold for reference
 //   probe compress LEVEL IN OUT                 zstd-compress IN into one frame OUT (generator aid)
+//   probe rows fault|pread sum|minmax FILE OFFSET ROW_BYTES ROW0 ROW1 STEP DTYPE
+//                                               a fresh process's answer over rows ROW0..ROW1 (every
+//                                               STEP-th) of a C-order array at OFFSET: open, map or
+//                                               pread, fold, all cores (rows dealt in runs)
+//   probe zstd-rows TETFILE ROW_BYTES ROW0 ROW1 STEP
+//                                               the same over a zstd .tet of full-width row chunks:
+//                                               the touched chunks decoded on all cores, rows folded
 //
 // DTYPE: f32 | f64 | i32. Output: one JSON line on stdout. Built by bench/run.mjs with
 // cc -O3 -mavx2 -pthread (plus the vendored zstd sources for the zstd modes).
@@ -22,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +44,14 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+// This process's CPU time (user + system), ms: bench/fresh.mjs subtracts it from the machine's busy
+// time during a trial to see what else ran.
+static double cpu_ms(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-3;
 }
 
 static void die(const char* what) {
@@ -347,6 +363,113 @@ static int mode_span(const char* mode, int argc, char** argv) {
   return 0;
 }
 
+
+// ---- fresh-process row selections (bench/fresh.mjs) --------------------------------------
+struct rjob {
+  int pread_mode, minmax;
+  const uint8_t* base;  // mapping of the whole span (fault mode)
+  int fd;
+  uint64_t off, row_bytes, step, first, last;  // this job's rows: first..last (indices into the selection)
+  uint64_t row0;
+  enum dtype dt;
+  double sum, lo, hi;
+};
+
+static void* run_rjob(void* arg) {
+  struct rjob* j = (struct rjob*)arg;
+  size_t es = elem_size(j->dt);
+  uint8_t* win = NULL;
+  uint64_t win_cap = 0;
+  j->sum = 0, j->lo = __builtin_inf(), j->hi = -__builtin_inf();
+  // Contiguous rows (step 1) are read as one run of up to PREAD_WINDOW bytes.
+  uint64_t per_read = j->step == 1 ? (PREAD_WINDOW / j->row_bytes ? PREAD_WINDOW / j->row_bytes : 1) : 1;
+  for (uint64_t i = j->first; i < j->last; i += per_read) {
+    uint64_t n_rows = j->last - i < per_read ? j->last - i : per_read;
+    uint64_t at = j->off + (j->row0 + i * j->step) * j->row_bytes, len = n_rows * j->row_bytes;
+    const uint8_t* p;
+    if (j->pread_mode) {
+      if (len > win_cap) {
+        free(win);
+        win_cap = (len + 4095) / 4096 * 4096;
+        win = aligned_alloc(4096, win_cap);
+        if (!win) die("aligned_alloc");
+      }
+      for (uint64_t got = 0; got < len;) {
+        ssize_t r = pread(j->fd, win + got, len - got, (off_t)(at + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) die("pread");
+        got += (uint64_t)r;
+      }
+      p = win;
+    } else {
+      p = j->base + at;
+    }
+    if (j->minmax) {
+      double lo, hi;
+      fold_minmax(p, len / es, j->dt, &lo, &hi);
+      j->lo = lo < j->lo ? lo : j->lo, j->hi = hi > j->hi ? hi : j->hi;
+    } else {
+      j->sum += fold_sum(p, len / es, j->dt);
+    }
+  }
+  free(win);
+  return NULL;
+}
+
+static int mode_rows(int argc, char** argv) {
+  if (argc < 11) {
+    fprintf(stderr, "usage: probe rows fault|pread sum|minmax FILE OFFSET ROW_BYTES ROW0 ROW1 STEP DTYPE\n");
+    return 2;
+  }
+  double t0 = now_s();
+  const int pread_mode = !strcmp(argv[2], "pread"), minmax = !strcmp(argv[3], "minmax");
+  uint64_t off = strtoull(argv[5], NULL, 10), row_bytes = strtoull(argv[6], NULL, 10);
+  uint64_t row0 = strtoull(argv[7], NULL, 10), row1 = strtoull(argv[8], NULL, 10), step = strtoull(argv[9], NULL, 10);
+  enum dtype dt = parse_dtype(argv[10]);
+  if (!row_bytes || !step || row1 <= row0) {
+    fprintf(stderr, "probe rows: empty selection\n");
+    return 2;
+  }
+  int fd = open(argv[4], O_RDONLY);
+  if (fd < 0) die("open");
+  uint64_t n = (row1 - row0 + step - 1) / step;
+  void* mb = NULL;
+  size_t ml = 0;
+  const uint8_t* base = NULL;
+  if (!pread_mode) {
+    // Map only the span the rows cover; `base` addresses file offsets.
+    uint64_t first_at = off + row0 * row_bytes, end_at = off + (row0 + (n - 1) * step + 1) * row_bytes;
+    const uint8_t* p = map_span(fd, first_at, end_at - first_at, 0, &mb, &ml);
+    base = p - first_at;
+  }
+  int nt = cores();
+  if (nt > 256) nt = 256;
+  struct rjob jobs[256];
+  pthread_t th[256];
+  uint64_t per = (n + (uint64_t)nt - 1) / (uint64_t)nt;
+  for (int t = 0; t < nt; t++) {
+    uint64_t b = per * (uint64_t)t, e = b + per;
+    if (b > n) b = n;
+    if (e > n) e = n;
+    jobs[t] = (struct rjob){pread_mode, minmax, base, fd, off, row_bytes, step, b, e, row0, dt, 0, 0, 0};
+    if (t > 0 && pthread_create(&th[t], NULL, run_rjob, &jobs[t])) die("pthread_create");
+  }
+  run_rjob(&jobs[0]);
+  double sum = jobs[0].sum, lo = jobs[0].lo, hi = jobs[0].hi;
+  for (int t = 1; t < nt; t++) {
+    pthread_join(th[t], NULL);
+    sum += jobs[t].sum;
+    lo = jobs[t].lo < lo ? jobs[t].lo : lo, hi = jobs[t].hi > hi ? jobs[t].hi : hi;
+  }
+  if (mb) munmap(mb, ml);
+  close(fd);
+  double secs = now_s() - t0;
+  if (!minmax) lo = hi = 0;  // JSON has no inf
+  printf("{\"mode\":\"rows-%s-%s\",\"seconds\":%.9f,\"sum\":%.17g,\"min\":%.17g,\"max\":%.17g,\"elements\":%llu,\"threads\":%d,\"cpu_ms\":%.3f}\n",
+         argv[2], argv[3], secs, sum, lo, hi, (unsigned long long)(n * row_bytes / elem_size(dt)), nt, cpu_ms());
+  return 0;
+}
+
 #ifdef PROBE_ZSTD
 // ---- zstd: decode rate of the chunks of a .tet file (layout v1) --------------------------
 struct frame {
@@ -495,6 +618,112 @@ static int mode_zstd(int argc, char** argv) {
   return 0;
 }
 
+
+// Rows ROW0..ROW1 (every STEP-th) of a zstd .tet whose chunks are full-width runs of rows: the
+// chunks the rows touch are decoded (dealt round-robin to all cores) and the selected rows folded.
+struct zrjob {
+  const uint8_t* file;
+  const struct frame* fr;
+  const uint64_t* chunk_row0;
+  size_t first, count;
+  int stride;
+  uint64_t row_bytes, row0, row1, step;
+  enum dtype dt;
+  double sum;
+};
+
+static void* run_zrjob(void* arg) {
+  struct zrjob* j = (struct zrjob*)arg;
+  ZSTD_DCtx* dc = ZSTD_createDCtx();
+  uint64_t cap = 0;
+  uint8_t* buf = NULL;
+  for (size_t i = j->first; i < j->count; i += (size_t)j->stride) {
+    const struct frame* fr = &j->fr[i];
+    if (fr->raw > cap) {
+      free(buf);
+      cap = fr->raw;
+      buf = aligned_alloc(64, (cap + 63) / 64 * 64);
+      if (!buf) die("aligned_alloc");
+    }
+    size_t r = ZSTD_decompressDCtx(dc, buf, fr->raw, j->file + fr->off, fr->stored);
+    if (ZSTD_isError(r) || r != fr->raw) {
+      fprintf(stderr, "probe: zstd decode failed\n");
+      exit(2);
+    }
+    uint64_t c0 = j->chunk_row0[i], c1 = c0 + r / j->row_bytes;
+    uint64_t a = c0 > j->row0 ? c0 : j->row0, b = c1 < j->row1 ? c1 : j->row1;
+    a = j->row0 + (a - j->row0 + j->step - 1) / j->step * j->step;  // first selected row in the chunk
+    if (j->step == 1 && a < b) {
+      j->sum += fold_sum(buf + (a - c0) * j->row_bytes, (b - a) * j->row_bytes / elem_size(j->dt), j->dt);
+    } else {
+      for (uint64_t row = a; row < b; row += j->step)
+        j->sum += fold_sum(buf + (row - c0) * j->row_bytes, j->row_bytes / elem_size(j->dt), j->dt);
+    }
+  }
+  free(buf);
+  ZSTD_freeDCtx(dc);
+  return NULL;
+}
+
+static int mode_zstd_rows(int argc, char** argv) {
+  if (argc < 7) {
+    fprintf(stderr, "usage: probe zstd-rows TETFILE ROW_BYTES ROW0 ROW1 STEP\n");
+    return 2;
+  }
+  double t0 = now_s();
+  uint64_t row_bytes = strtoull(argv[3], NULL, 10), row0 = strtoull(argv[4], NULL, 10);
+  uint64_t row1 = strtoull(argv[5], NULL, 10), step = strtoull(argv[6], NULL, 10);
+  if (!row_bytes || !step || row1 <= row0) {
+    fprintf(stderr, "probe zstd-rows: empty selection\n");
+    return 2;
+  }
+  int fd = open(argv[2], O_RDONLY);
+  if (fd < 0) die("open");
+  struct stat st;
+  if (fstat(fd, &st)) die("fstat");
+  uint64_t flen = (uint64_t)st.st_size;
+  const uint8_t* f = mmap(NULL, flen, PROT_READ, MAP_SHARED, fd, 0);
+  if (f == MAP_FAILED) die("mmap");
+  size_t n;
+  enum dtype dt;
+  struct frame* all = read_frames(f, flen, &n, &dt);
+  // Chunks in file order are in row order for these files; keep the touched ones.
+  struct frame* fr = malloc(sizeof(struct frame) * (n ? n : 1));
+  uint64_t* c_row0 = malloc(sizeof(uint64_t) * (n ? n : 1));
+  size_t k = 0;
+  uint64_t at = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t rows = all[i].raw / row_bytes;
+    uint64_t a = at > row0 ? at : row0, b = at + rows < row1 ? at + rows : row1;
+    if (a < b && (step == 1 || (a - row0 + step - 1) / step * step + row0 < b)) fr[k] = all[i], c_row0[k++] = at;
+    at += rows;
+  }
+  int nt = cores();
+  if (nt > 256) nt = 256;
+  struct zrjob jobs[256];
+  pthread_t th[256];
+  for (int t = 0; t < nt; t++) {
+    jobs[t] = (struct zrjob){f, fr, c_row0, (size_t)t, k, nt, row_bytes, row0, row1, step, dt, 0};
+    if (t > 0 && pthread_create(&th[t], NULL, run_zrjob, &jobs[t])) die("pthread_create");
+  }
+  run_zrjob(&jobs[0]);
+  double sum = jobs[0].sum;
+  for (int t = 1; t < nt; t++) {
+    pthread_join(th[t], NULL);
+    sum += jobs[t].sum;
+  }
+  munmap((void*)f, flen);
+  close(fd);
+  double secs = now_s() - t0;
+  uint64_t sel = (row1 - row0 + step - 1) / step;
+  printf("{\"mode\":\"zstd-rows\",\"seconds\":%.9f,\"sum\":%.17g,\"chunks\":%zu,\"elements\":%llu,\"threads\":%d,\"cpu_ms\":%.3f}\n", secs, sum, k,
+         (unsigned long long)(sel * row_bytes / elem_size(dt)), nt, cpu_ms());
+  free(fr);
+  free(c_row0);
+  free(all);
+  return 0;
+}
+
 static int mode_compress(int argc, char** argv) {
   if (argc < 5) {
     fprintf(stderr, "usage: probe compress LEVEL IN OUT\n");
@@ -532,6 +761,8 @@ int main(int argc, char** argv) {
 #ifdef PROBE_ZSTD
   if (!strcmp(argv[1], "zstd")) return mode_zstd(argc, argv);
   if (!strcmp(argv[1], "compress")) return mode_compress(argc, argv);
+  if (!strcmp(argv[1], "zstd-rows")) return mode_zstd_rows(argc, argv);
 #endif
+  if (!strcmp(argv[1], "rows")) return mode_rows(argc, argv);
   return mode_span(argv[1], argc, argv);
 }

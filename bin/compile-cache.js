@@ -3,18 +3,21 @@
 // (dist/index.cjs, ~600 KB) and commander is most of what `tet info` pays over a bare `node`.
 // With a cache V8 deserialises the compiled code instead of parsing the sources again.
 //   Node >= 22.1: node's own module.enableCompileCache() (every module; NODE_DISABLE_COMPILE_CACHE=1
-//   turns it off, as node documents).
+//   turns it off, as node documents), into the package's cache directory.
 //   Node 20: every CommonJS module loaded after enable() that has no dynamic import() is compiled
 //   through vm.Script with cachedData; a module whose cache is missing or rejected gets a fresh
 //   one written at exit (after the command ran, so the functions it compiled lazily are in it
-//   too), atomically (write + rename), into os.tmpdir()/tetration-compile-cache-<uid>/<arch>-<v8>/.
+//   too), atomically (write + rename), into <cache dir>/cli-<arch>-<v8>/.
+//   The cache directory is the package's (lib/loader/cache-dir.ts, built as dist/cache-dir.cjs):
+//   this user's, 0700, never one others can write (no cache at all there).
 //   Modules with an import() keep node's own compile: on Node 20 an import() in vm-compiled code
 //   needs --experimental-vm-modules, and the main-context loader constant loses its referrer once
 //   the code comes from a cache ("A dynamic import callback was not specified").
 // A cache file is keyed by the module's path, size and mtime, and V8 checks it against the source
 // again (a mismatch is rejected and rewritten). Anything unexpected falls back to Node's own
 // compile. TET_NO_COMPILE_CACHE=1 turns both off. Only the CLI calls this: require('tetration')
-// never patches the module loader.
+// never patches the module loader (the SDK bundle's own cache is dist/index.cjs's:
+// lib/loader/sdk-loader.ts).
 const Module = require('node:module');
 
 // An import( that is not a method call (.import() / x_import()): such a module is left to node.
@@ -27,10 +30,18 @@ function fnv1a(text) {
 }
 
 function enable() {
-  if (process.env.TET_NO_COMPILE_CACHE) return 'off';
+  let cacheDir;
+  try {
+    cacheDir = require('../dist/cache-dir.cjs');
+  } catch {
+    return 'off';  // not built
+  }
+  if (cacheDir.compileCacheOff()) return 'off';
   if (typeof Module.enableCompileCache === 'function') {
+    const dir = cacheDir.compileCacheDir('node');
+    if (!dir) return 'off';
     try {
-      Module.enableCompileCache();
+      Module.enableCompileCache(dir);
       return 'node';
     } catch {
       return 'off';
@@ -40,9 +51,8 @@ function enable() {
   if (typeof Module.wrap !== 'function' || typeof Module.prototype._compile !== 'function') return 'off';
   const fs = require('node:fs');
   const path = require('node:path');
-  const os = require('node:os');
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  const dir = path.join(os.tmpdir(), `tetration-compile-cache-${uid}`, `${process.arch}-${process.versions.v8}`);
+  const dir = cacheDir.compileCacheDir(`cli-${process.arch}-${process.versions.v8}`);
+  if (!dir) return 'off';
   const fresh = [];  // [cache file, script] of the modules compiled without a usable cache
   const compile = Module.prototype._compile;
 
@@ -76,16 +86,7 @@ function enable() {
   };
 
   process.once('exit', () => {
-    for (const [file, script] of fresh) {
-      const tmp = `${file}.${process.pid}.tmp`;
-      try {
-        fs.mkdirSync(dir, { recursive: true });
-        fs.writeFileSync(tmp, script.createCachedData());
-        fs.renameSync(tmp, file);
-      } catch {
-        try { fs.rmSync(tmp, { force: true }); } catch { /* a cache is optional */ }
-      }
-    }
+    for (const [file, script] of fresh) cacheDir.writeCacheFile(file, script.createCachedData());
   });
   return 'vm';
 }

@@ -16,6 +16,7 @@ import { f16BitsToNumber as f16ToNumber, toStorage } from './dtype';
 import { convertError, describe } from './errors';
 import { decodeFixedTexts, decodeText } from './text';
 import type { OpenOptions, SourceKind, SourceReader, SourceVariable } from './types';
+import { importEsm } from '../esm';
 
 type H5Module = typeof import('h5wasm/node');
 type H5Metadata = import('h5wasm/node').Dataset['metadata'];
@@ -57,9 +58,9 @@ async function importFresh(n: number): Promise<H5Module> {
   const req = createRequire(typeof __filename === 'string' ? __filename : path.join(process.cwd(), 'index.js'));
   for (const dir of req.resolve.paths('h5wasm') ?? []) {
     const file = path.join(dir, 'h5wasm', 'dist', 'node', 'hdf5_hl.js');
-    if (fs.existsSync(file)) return import(`${pathToFileURL(file).href}?instance=${n}`) as Promise<H5Module>;
+    if (fs.existsSync(file)) return importEsm<H5Module>(`${pathToFileURL(file).href}?instance=${n}`);
   }
-  return import('h5wasm/node');
+  return importEsm<H5Module>('h5wasm/node');
 }
 
 async function loadRuntime(): Promise<H5Runtime> {
@@ -70,12 +71,12 @@ async function loadRuntime(): Promise<H5Runtime> {
   }
   runtime ??= (async () => {
     const n = generation++;
-    const mod = n === 0 ? await import('h5wasm/node') : await importFresh(n);
+    const mod = n === 0 ? await importEsm<H5Module>('h5wasm/node') : await importFresh(n);
     const M = await mod.default.ready;
     const plugins = new Map<number, string>();
     try {
       const spec = PLUGINS_PACKAGE;
-      const helpers = await import(spec) as { base_url?: string };
+      const helpers = await importEsm<{ base_url?: string }>(spec);
       const dir = fileURLToPath(`${helpers.base_url}/plugins`);
       for (const file of fs.readdirSync(dir)) {
         const stem = /^libH5Z(\w+)\.so$/.exec(file)?.[1];

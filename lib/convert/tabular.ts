@@ -14,6 +14,7 @@ import { Utf8BatchBuilder } from '../tables/utf8';
 import { I64_MAX, parseDate, parseTimestamp } from '../tables/values';
 import { f16BitsToNumber } from './dtype';
 import { convertError, describe } from './errors';
+import { importEsm } from '../esm';
 
 /** A tabular source format. */
 export type TabularFormat = 'csv' | 'parquet' | 'arrow';
@@ -363,7 +364,7 @@ function csvColumnBatch(src: string, name: string, schema: ResolvedColumnSchema,
 type Hyparquet = typeof import('hyparquet');
 let hyparquetLoaded: Promise<[Hyparquet, Record<string, unknown>]> | undefined;
 function loadHyparquet() {
-  hyparquetLoaded ??= Promise.all([import('hyparquet'), import('hyparquet-compressors').then((m) => m.compressors as Record<string, unknown>)]);
+  hyparquetLoaded ??= Promise.all([importEsm<Hyparquet>('hyparquet'), importEsm<typeof import('hyparquet-compressors')>('hyparquet-compressors').then((m) => m.compressors as Record<string, unknown>)]);
   return hyparquetLoaded;
 }
 
@@ -591,7 +592,7 @@ function unsupportedType(src: string, column: string, type: string): TetError {
 type ArrowModule = typeof import('apache-arrow');
 let arrowLoaded: Promise<ArrowModule> | undefined;
 function loadArrow(): Promise<ArrowModule> {
-  arrowLoaded ??= import('apache-arrow');
+  arrowLoaded ??= importEsm<ArrowModule>('apache-arrow');
   return arrowLoaded;
 }
 

@@ -13,11 +13,12 @@ import { dtypeFromNumpy, dtypeFromZarr3 } from './dtype';
 import { convertError, describe } from './errors';
 import { decodeFixedTexts } from './text';
 import type { OpenOptions, SourceReader, SourceVariable } from './types';
+import { importEsm } from '../esm';
 
 type Zarrita = typeof import('zarrita');
 let zarritaLoaded: Promise<[Zarrita, typeof import('@zarrita/storage/fs').default]> | undefined;
 function loadZarrita() {
-  zarritaLoaded ??= Promise.all([import('zarrita'), import('@zarrita/storage/fs').then((m) => m.default)]);
+  zarritaLoaded ??= Promise.all([importEsm<Zarrita>('zarrita'), importEsm<typeof import('@zarrita/storage/fs')>('@zarrita/storage/fs').then((m) => m.default)]);
   return zarritaLoaded;
 }
 

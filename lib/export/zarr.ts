@@ -12,6 +12,7 @@ import type { DatasetInfo, DatasetMetadata, DTypeName, TetTypedArray } from '../
 import { gridCoords } from '../convert/chunking';
 import { storageArray, storageBytes } from '../convert/dtype';
 import { groupPaths, legalizeSegment, NAME_ATTR, zarrNodePaths } from './names';
+import { importEsm } from '../esm';
 
 /** Options of {@link exportZarr} (the `tet export` flags). */
 export interface ExportZarrOptions {
@@ -94,7 +95,7 @@ function padInto(dst: TetTypedArray, chunk: number[], src: TetTypedArray, extent
 
 type Encoder = (bytes: Uint8Array) => Promise<Uint8Array>;
 async function zstdEncoder(level: number): Promise<Encoder> {
-  const Zstd = (await import('numcodecs/zstd')).default;
+  const Zstd = (await importEsm<typeof import('numcodecs/zstd')>('numcodecs/zstd')).default;
   const codec = Zstd.fromConfig({ id: 'zstd', level });
   return async (bytes) => codec.encode(bytes);
 }

@@ -4,6 +4,7 @@
 import { TetError } from '../errors';
 import type { QueryResponse } from '../response/types';
 import { plotSpec, type PlotOptions } from './spec';
+import { importEsm } from '../esm';
 
 interface VegaModule {
   parse(spec: unknown): unknown;
@@ -20,13 +21,13 @@ function missing(lib: string, why: string, err: unknown): TetError {
 }
 
 function loadVega(): Promise<VegaModule> {
-  vega ??= import('vega').then((m) => ((m as { default?: VegaModule }).default ?? m) as unknown as VegaModule)
+  vega ??= importEsm<unknown>('vega').then((m) => ((m as { default?: VegaModule }).default ?? m) as unknown as VegaModule)
     .catch((err) => { vega = undefined; throw missing('vega', 'to draw pictures', err); });
   return vega;
 }
 
 function loadSharp(): Promise<SharpFactory> {
-  sharp ??= import('sharp').then((m) => ((m as { default?: SharpFactory }).default ?? m) as unknown as SharpFactory)
+  sharp ??= importEsm<unknown>('sharp').then((m) => ((m as { default?: SharpFactory }).default ?? m) as unknown as SharpFactory)
     .catch((err) => { sharp = undefined; throw missing('sharp', 'for PNG pictures (SVG works without it)', err); });
   return sharp;
 }

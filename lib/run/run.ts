@@ -19,6 +19,7 @@ import { where, whereSync } from './where';
 import { firstReductionDoc, runReductions } from './reductions';
 import { groupsOf } from './group';
 import { axisPositions } from '../plan/group';
+import { markAnswered } from '../warm';
 import type { NativeQueryResult } from '../native';
 
 /** Library default preview length (the CLI picks per --format). */
@@ -103,7 +104,11 @@ async function runTableQuery(target: QueryTarget, doc: QueryDocument, opts: RunQ
 }
 
 /** Validates, plans and executes a query. Unknown datasets resolve to status "unmatched". */
-export async function runQuery(target: QueryTarget, input: string | object, opts: RunQueryOptions = {}): Promise<QueryResponse> {
+export function runQuery(target: QueryTarget, input: string | object, opts: RunQueryOptions = {}): Promise<QueryResponse> {
+  return answer(target, input, opts).then(markAnswered);
+}
+
+async function answer(target: QueryTarget, input: string | object, opts: RunQueryOptions): Promise<QueryResponse> {
   const doc = toQueryDocument(input);
   if (isTableQuery(doc)) return runTableQuery(target, doc, opts);
   if (doc.reductions !== undefined) return runReductions(target, doc, opts, (p) => compileForRun(p, target, opts));

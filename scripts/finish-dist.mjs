@@ -1,0 +1,32 @@
+// The last step of `npm run build:ts`: tsup writes the SDK's CommonJS bundle as dist/index.cjs and
+// the loader (lib/loader/sdk-loader.ts) as dist/sdk-loader.cjs; this moves the bundle to
+// dist/sdk.cjs (with its source map) and puts the loader in its place as dist/index.cjs, the
+// bundle's content hash written into it (the code cache's key).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DIST = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+const at = (f) => path.join(DIST, f);
+
+const bundle = fs.readFileSync(at('index.cjs'), 'utf8');
+if (!bundle.includes('//# sourceMappingURL=index.cjs.map')) throw new Error('finish-dist: dist/index.cjs is not the tsup bundle (run tsup first)');
+// ASCII only, so the loader reads it as latin1 (a copy; UTF-8 costs a decode and a two-byte
+// string): tsup's charset 'ascii' escapes non-ASCII code in strings, regexps and names, so what
+// remains is in comments, where an escape's text is as good as the character.
+const ascii = bundle.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+const out = ascii.replace('//# sourceMappingURL=index.cjs.map', '//# sourceMappingURL=sdk.cjs.map');
+fs.writeFileSync(at('sdk.cjs'), out);
+const map = JSON.parse(fs.readFileSync(at('index.cjs.map'), 'utf8'));
+map.file = 'sdk.cjs';
+fs.writeFileSync(at('sdk.cjs.map'), JSON.stringify(map));
+fs.rmSync(at('index.cjs.map'));
+
+const hash = crypto.createHash('sha256').update(out).digest('hex').slice(0, 20);
+const loader = fs.readFileSync(at('sdk-loader.cjs'), 'utf8');
+if (!loader.includes('__TET_SDK_HASH__')) throw new Error('finish-dist: dist/sdk-loader.cjs has no hash placeholder');
+fs.writeFileSync(at('index.cjs'), loader.replace('__TET_SDK_HASH__', hash));
+fs.rmSync(at('sdk-loader.cjs'));
+for (const f of ['sdk-loader.cjs.map']) fs.rmSync(at(f), { force: true });
+console.log(`finish-dist: dist/sdk.cjs (${(out.length / 1024).toFixed(0)} KB, hash ${hash}) behind dist/index.cjs`);

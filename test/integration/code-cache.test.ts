@@ -1,0 +1,125 @@
+// The package loader's V8 code cache (lib/loader/sdk-loader.ts, dist/index.cjs): a fresh process
+// writes the cache after its first answer, the next one starts from it, and a corrupted cache,
+// an unsafe directory or TET_NO_COMPILE_CACHE=1 never change an answer. Runs the built package
+// (dist/) in child processes, as users load it; answers against values computed here.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TetWriter } from '../../lib/index';
+import { packageRoot } from '../../lib/binding';
+
+const ROOT = packageRoot();
+const dist = join(ROOT, 'dist', 'index.cjs');
+const work = mkdtempSync(join(tmpdir(), 'tet-code-cache-'));
+const file = join(work, 'a.tet');
+const N = 3000;
+const values = Float32Array.from({ length: N }, (_, i) => Math.fround(Math.sin(i) * 100 + i / 7));
+const wantMean = values.reduce((s, v) => s + v, 0) / N;
+
+// One query in a fresh process: the mean, and whether dist/sdk.cjs is the loaded instance.
+const CHILD = `
+const t = require(${JSON.stringify(dist)});
+(async () => {
+  const f = await t.open(process.argv[1]);
+  const r = await f.query({ dataset: 'x', mean: [] }, { preview: 0 });
+  process.stdout.write(JSON.stringify({ mean: r.execution.operation_mean, same: require(${JSON.stringify(join(ROOT, 'dist', 'sdk.cjs'))}) === t }));
+})();
+`;
+
+function child(env: Record<string, string>) {
+  const r = spawnSync(process.execPath, ['-e', CHILD, file], { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DEBUG: '1', ...env } });
+  expect(r.status, r.stderr).toBe(0);
+  const lines = r.stderr.split('\n').filter((l) => l.startsWith('tetration: code cache ')).map((l) => l.slice('tetration: code cache '.length));
+  return { out: JSON.parse(r.stdout) as { mean: number; same: boolean }, events: lines };
+}
+
+const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.v8cache')) : []);
+
+beforeAll(async () => {
+  if (!existsSync(dist)) execFileSync('npm', ['run', 'build:ts'], { cwd: ROOT, stdio: 'ignore' });
+  const w = await TetWriter.create(file);
+  w.addDataset({ name: 'x', dtype: 'f32', shape: [N], chunkShape: [700] });
+  await w.writeChunk('x', [0], values.subarray(0, 700));
+  for (let c = 1; c * 700 < N; c++) await w.writeChunk('x', [c], values.subarray(c * 700, Math.min(N, (c + 1) * 700)));
+  await w.commit();
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the code cache of dist/index.cjs', () => {
+  it('the first process writes it after its first answer (0700 dir, 0600 file); the next one starts from it', () => {
+    const dir = join(work, 'c1');
+    const a = child({ TET_COMPILE_CACHE_DIR: dir });
+    expect(a.out.mean).toBeCloseTo(wantMean, 9);
+    expect(a.out.same).toBe(true);
+    expect(a.events).toEqual(['none', 'written answered']);
+    const files = cacheFiles(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(new RegExp(`^sdk-[0-9a-f]{20}-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.answered\\.v8cache$`));
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, files[0])).mode & 0o777).toBe(0o600);
+    const b = child({ TET_COMPILE_CACHE_DIR: dir });
+    expect(b.events).toEqual(['accepted answered']);
+    expect(b.out.mean).toBe(a.out.mean);
+  });
+
+  it('a corrupted or truncated cache is rejected, the answer is the same, a good one replaces it', () => {
+    const dir = join(work, 'c2');
+    child({ TET_COMPILE_CACHE_DIR: dir });
+    const f = join(dir, cacheFiles(dir)[0]);
+    for (const bad of [Buffer.alloc(5000, 0xa5), Buffer.alloc(3)]) {
+      writeFileSync(f, bad);
+      const r = child({ TET_COMPILE_CACHE_DIR: dir });
+      expect(r.events).toEqual(['rejected answered', 'none', 'written answered']);
+      expect(r.out.mean).toBeCloseTo(wantMean, 9);
+      expect(child({ TET_COMPILE_CACHE_DIR: dir }).events).toEqual(['accepted answered']);
+    }
+  });
+
+  it('a process that answers nothing writes the load-time cache at exit; one that answers adds its own', () => {
+    const dir = join(work, 'c6');
+    const load = (extra = '') => spawnSync(process.execPath, ['-e', `const t = require(${JSON.stringify(dist)}); ${extra}`],
+      { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DIR: dir, TET_COMPILE_CACHE_DEBUG: '1' } });
+    expect(load().stderr.trim().split('\n')).toEqual(['tetration: code cache none', 'tetration: code cache written loaded']);
+    expect(cacheFiles(dir)).toEqual([expect.stringMatching(/\.loaded\.v8cache$/)]);
+    expect(load().stderr.trim()).toBe('tetration: code cache accepted loaded');
+    const q = child({ TET_COMPILE_CACHE_DIR: dir });
+    expect(q.events).toEqual(['accepted loaded', 'written answered']);
+    expect(q.out.mean).toBeCloseTo(wantMean, 9);
+    expect(child({ TET_COMPILE_CACHE_DIR: dir }).events).toEqual(['accepted answered']);
+  });
+
+  it('a directory others can write is not used; TET_NO_COMPILE_CACHE=1 loads without one', () => {
+    const dir = join(work, 'c3');
+    mkdirSync(dir, { mode: 0o700 });
+    chmodSync(dir, 0o777);
+    const r = child({ TET_COMPILE_CACHE_DIR: dir });
+    expect(r.events).toEqual(['no-dir']);
+    expect(r.out.mean).toBeCloseTo(wantMean, 9);
+    expect(cacheFiles(dir)).toEqual([]);
+    const dir4 = join(work, 'c4');
+    const off = child({ TET_COMPILE_CACHE_DIR: dir4, TET_NO_COMPILE_CACHE: '1' });
+    expect(off.events).toEqual(['off']);
+    expect(off.out.mean).toBeCloseTo(wantMean, 9);
+    expect(cacheFiles(dir4)).toEqual([]);
+  });
+
+  it('ES-only dependencies load from the cached bundle (a PNG through vega and sharp)', () => {
+    const dir = join(work, 'c5');
+    const script = `
+      const t = require(${JSON.stringify(dist)});
+      (async () => {
+        const f = await t.open(process.argv[1]);
+        const r = await f.query({ dataset: 'x', histogram: { bins: 8 } }, { preview: 0 });
+        const png = await t.renderPlot(r, { format: 'png' });
+        process.stdout.write(Buffer.from(png.subarray(1, 4)).toString('latin1'));
+      })();`;
+    for (let k = 0; k < 2; k++) {
+      const r = spawnSync(process.execPath, ['-e', script, file], { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DIR: dir, TET_COMPILE_CACHE_DEBUG: '1' } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toBe('PNG');
+      expect(r.stderr).toContain(k === 0 ? 'code cache none' : 'code cache accepted answered');
+    }
+  });
+});
