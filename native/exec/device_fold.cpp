@@ -132,12 +132,8 @@ template <class S, class T> bool fold_scalar_device(FoldRun& run, QueryResult& r
       if (ts.contiguous) {
         std::memcpy(dst, v.data + ts.first_offset * sizeof(S), ts.elems * sizeof(S));
       } else {
-        uint64_t n = 0;
-        const uint64_t step = ts.step[sel.ndim - 1];
-        Selection::for_each_run(ts, sel.ndim, 0, ts.elems, [&](uint64_t off, uint64_t m, const Axes&) {
-          load_elems<S, S>(v.data + off * sizeof(S), step, m, reinterpret_cast<S*>(dst) + n);
-          n += m;
-        });
+        thread_local std::vector<uint64_t> loc;
+        gather_elems<S, S>(ts, sel.ndim, 0, ts.elems, v.data, reinterpret_cast<S*>(dst), loc);
       }
       tl.host = dst;
     }

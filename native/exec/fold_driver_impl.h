@@ -162,12 +162,8 @@ template <class S, class T> struct ScalarScan {
       x = dense_elems<S, T>(base + (ts.first_offset + e0) * sizeof(S), len, buf);
     } else {
       if (buf.size() < len) buf.resize(len);
-      uint64_t n = 0;
-      const uint64_t step = ts.step[sel.ndim - 1];
-      Selection::for_each_run(ts, sel.ndim, e0, e1, [&](uint64_t off, uint64_t m, const Axes&) {
-        load_elems<S, T>(base + off * sizeof(S), step, m, buf.data() + n);
-        n += m;
-      });
+      thread_local std::vector<uint64_t> loc;
+      gather_elems<S, T>(ts, sel.ndim, e0, e1, base, buf.data(), loc);
       x = buf.data();
     }
     sink(ui, ts, e0, x, len);
@@ -553,6 +549,9 @@ template <class S, class T, class F> struct PartialFold {
     const bool blocked = !wu.last_reduced && F::blocked(k);
     const bool group_last = wu.groups && wu.group_axis == last;
     std::vector<BoxState<F>> gtmp(parts);  // group_last: per-slot tile scratch states
+    // index / run lists on the last axis: per slot, the tile positions of the last tile's ordinals
+    std::vector<std::vector<uint64_t>> locs(parts);
+    std::vector<uint64_t> loc_tile(parts, 0);  // linear_chunk + 1 of the tile `locs` holds (0: none)
     SlotScratch gblk(parts, scratch_key);
 
     pool.parallel_for(t1 - t0, threads, [&](uint64_t tk, uint32_t slot) {
@@ -606,36 +605,23 @@ template <class S, class T, class F> struct PartialFold {
             bk = 0;
           };
           if (ts.nruns[last] > 1) {
-            // An index / run list on the last axis: the runs of one row, adjacent in selection
-            // order (so in the box), are gathered into one buffer row and fold as one run.
-            Axes pidx{};
-            uint64_t pn = 0;
-            T* dst = nullptr;
-            auto emit = [&] {
-              if (pn == 0) return;
-              const uint64_t j0 = j_of(pidx);
-              if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || pn != bn)) {
-                flush_batch();
-                std::memmove(buf.data(), dst, pn * sizeof(T));  // the row moves to slot 0 of the new batch
-                dst = buf.data();
-              }
+            // An index / run list on the last axis: a row's selected elements (adjacent in
+            // selection order, so in the box) are gathered into one buffer row through their
+            // tile positions (computed once per tile) and fold as one run.
+            std::vector<uint64_t>& loc = locs[slot];
+            if (loc_tile[slot] != ts.linear_chunk + 1) Selection::last_axis_positions(ts, nd, loc), loc_tile[slot] = ts.linear_chunk + 1;
+            const uint64_t ls = ts.tile_stride[last];
+            Selection::for_each_row(ts, nd, e0, e1, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes& idx) {
+              const uint64_t j0 = j_of(idx), pn = c1 - c0;
+              if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || pn != bn)) flush_batch();
+              T* dst = buf.data() + bk * max_run;
+              const uint8_t* row = v.data + off * sizeof(S);
+              const uint64_t* lp = loc.data() + c0;
+              for (uint64_t c = 0; c < pn; ++c) load_elems<S, T>(row + lp[c] * ls * sizeof(S), 1, 1, dst + c);
               xs[bk] = dst;
-              fibs[bk] = fiber_of(pidx);
-              bj0 = j0, bn = pn, ++bk, pn = 0;
-            };
-            Selection::for_each_run(ts, nd, e0, e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
-              bool cont = pn > 0 && idx[last] == pidx[last] + pn;
-              for (uint32_t a = 0; cont && a < last; ++a) cont = idx[a] == pidx[a];
-              if (!cont) {
-                emit();
-                if (bk == fold::kMaxRows) flush_batch();
-                pidx = idx;
-                dst = buf.data() + bk * max_run;
-              }
-              load_elems<S, T>(v.data + off * sizeof(S), 1, n, dst + pn);
-              pn += n;
+              fibs[bk] = fiber_of(idx);
+              bj0 = j0, bn = pn, ++bk;
             });
-            emit();
             flush_batch();
             return;
           }
@@ -677,6 +663,22 @@ template <class S, class T, class F> struct PartialFold {
           for (; w < task.u1 && wu.units[w].piece == unit.piece; ++w) {
             if (group_last) {
               group_scan(wu.units[w].e0, wu.units[w].e1);
+            } else if (wu.last_reduced && ts.nruns[last] > 1) {
+              // an index / run list along the reduced last axis: a row's elements, gathered, are
+              // one run of its output element (as a box row is)
+              std::vector<uint64_t>& loc = locs[slot];
+              if (loc_tile[slot] != ts.linear_chunk + 1) Selection::last_axis_positions(ts, nd, loc), loc_tile[slot] = ts.linear_chunk + 1;
+              const uint64_t ls = ts.tile_stride[last];
+              Selection::for_each_row(ts, nd, wu.units[w].e0, wu.units[w].e1, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes& idx) {
+                T* dst = buf.data();
+                const uint8_t* row = v.data + off * sizeof(S);
+                for (uint64_t c = c0; c < c1; ++c) load_elems<S, T>(row + loc[c] * ls * sizeof(S), 1, 1, dst + (c - c0));
+                State b;
+                F::consume(k, b, dst, c1 - c0);
+                if constexpr (kIsArg<F, T>)  // the run's ordinals are consecutive, as a box run's
+                  if (b.idx != UINT64_MAX) b.idx += fiber_of(idx);
+                fold::ops::soa_merge_state<F, T>(k, st.soa, elem_of(bx, ts, idx), b);
+              });
             } else if (wu.last_reduced) {
               Selection::for_each_run(ts, nd, wu.units[w].e0, wu.units[w].e1, [&](uint64_t off, uint64_t n, const Axes& idx) {
                 State b;

@@ -196,6 +196,21 @@ template <class S, class T> class TileInput {
       std::vector<T>& b = bufs[slot];
       if (b.size() < kPiece) b.resize(kPiece);
       size_t k = 0;
+      if (ts.nruns[last] > 1) {
+        // an index / run list on the last axis: a row at a time through its tile positions
+        thread_local std::vector<uint64_t> loc;
+        Selection::last_axis_positions(ts, sel_.ndim, loc);
+        const uint64_t ls = ts.tile_stride[last];
+        Selection::for_each_row(ts, sel_.ndim, 0, ts.elems, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes&) {
+          const uint8_t* row = v.data + off * sizeof(S);
+          for (uint64_t c = c0; c < c1; ++c) {
+            load_elems<S, T>(row + loc[c] * ls * sizeof(S), 1, 1, b.data() + k);
+            if (++k == kPiece) fn(b.data(), k, slot), k = 0;
+          }
+        });
+        if (k > 0) fn(b.data(), k, slot);
+        return;
+      }
       Selection::for_each_run(ts, sel_.ndim, 0, ts.elems, [&](uint64_t off, uint64_t len, const Axes&) {
         uint64_t done = 0;
         while (done < len) {

@@ -87,6 +87,53 @@ class Selection {
     }
   }
 
+  // Tile-local positions along the last axis of its selection ordinals 0..ts.n[last]-1 (what
+  // for_each_row's rows index), into `loc`.
+  static void last_axis_positions(const TileSelection& ts, uint32_t ndim, std::vector<uint64_t>& loc) {
+    const uint32_t last = ndim - 1;
+    loc.resize(ts.n[last]);
+    if (ts.nruns[last] > 1) {
+      for (uint64_t r = 0; r < ts.nruns[last]; ++r)
+        for (uint64_t i = 0; i < ts.runs[last][r].n; ++i) loc[ts.runs[last][r].s0 + i] = ts.runs[last][r].local0 + i;
+    } else {
+      for (uint64_t i = 0; i < ts.n[last]; ++i) loc[i] = ts.local0[last] + i * ts.step[last];
+    }
+  }
+
+  // Calls fn(row_offset, c0, c1, idx) for each row (a fixed index on every axis but the last) of
+  // the tile-local ordinals [e0, e1): its selected elements are ordinals c0..c1-1 along the last
+  // axis, at tile offsets row_offset + loc[c] * ts.tile_stride[last] (loc: last_axis_positions);
+  // idx = the row's selection indices with idx[last] = c0. The rows for_each_run's runs make up,
+  // in the same order, for a gather of a whole row at once.
+  template <class F> static void for_each_row(const TileSelection& ts, uint32_t ndim, uint64_t e0, uint64_t e1, F&& fn) {
+    if (e0 >= e1) return;
+    const uint32_t last = ndim - 1;
+    Axes idx{}, ri{};
+    uint64_t rem = e0;
+    for (int a = int(last); a >= 0; --a) idx[a] = rem % ts.n[a], rem /= ts.n[a];
+    for (uint32_t a = 0; a < last; ++a)
+      if (ts.nruns[a] > 1) ri[a] = find_run(ts.runs[a], ts.nruns[a], idx[a]);
+    auto run_end = [&](uint32_t a) { return ts.runs[a][ri[a]].s0 + ts.runs[a][ri[a]].n; };
+    uint64_t e = e0;
+    while (e < e1) {
+      uint64_t off = 0;
+      for (uint32_t a = 0; a < last; ++a) {
+        const uint64_t pos = ts.nruns[a] > 1 ? ts.runs[a][ri[a]].local0 + (idx[a] - ts.runs[a][ri[a]].s0)
+                                             : ts.local0[a] + idx[a] * ts.step[a];
+        off += pos * ts.tile_stride[a];
+      }
+      uint64_t len = ts.n[last] - idx[last];
+      if (len > e1 - e) len = e1 - e;
+      fn(off, idx[last], idx[last] + len, idx);
+      e += len;
+      idx[last] += len;
+      for (uint32_t a = last; a > 0 && idx[a] >= ts.n[a]; --a) {  // ri[last] is not used here
+        idx[a] = 0, ri[a] = 0, ++idx[a - 1];
+        if (ts.nruns[a - 1] > 1 && idx[a - 1] < ts.n[a - 1] && idx[a - 1] >= run_end(a - 1)) ++ri[a - 1];
+      }
+    }
+  }
+
  private:
   void build_run_axis(uint32_t a, const std::vector<AxisRun>& runs);
   // The run of a multi-run axis holding piece-local ordinal i.

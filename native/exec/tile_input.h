@@ -162,10 +162,43 @@ template <class S, class T> inline void load_elems(const uint8_t* p, uint64_t st
     return;
   }
   if (stride == 1) {
-    std::memcpy(out, p, n * sizeof(S));
+    if (n > 8) {
+      std::memcpy(out, p, n * sizeof(S));
+      return;
+    }
+    // A few values (an index list's runs are often one value long): fixed-size copies the
+    // compiler turns into moves, not a call to memcpy per run.
+    unsigned char* o = reinterpret_cast<unsigned char*>(out);
+    for (uint64_t i = 0; i < n; ++i) std::memcpy(o + i * sizeof(S), p + i * sizeof(S), sizeof(S));
     return;
   }
   for (uint64_t i = 0; i < n; ++i) std::memcpy(out + i, p + i * stride * sizeof(S), sizeof(S));
+}
+
+// The selected elements [e0, e1) of tile `ts` (tile bytes at `base`) as T, in selection order,
+// into out[0, e1 - e0). An index / run list on the last axis is gathered a row at a time through
+// its tile positions (`loc`, the caller's reusable buffer), not run by run: its runs are often one
+// value long.
+template <class S, class T>
+inline void gather_elems(const TileSelection& ts, uint32_t nd, uint64_t e0, uint64_t e1, const uint8_t* base, T* out,
+                         std::vector<uint64_t>& loc) {
+  const uint32_t last = nd - 1;
+  if (ts.nruns[last] > 1) {
+    Selection::last_axis_positions(ts, nd, loc);
+    const uint64_t ls = ts.tile_stride[last];
+    uint64_t n = 0;
+    Selection::for_each_row(ts, nd, e0, e1, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes&) {
+      const uint8_t* row = base + off * sizeof(S);
+      for (uint64_t c = c0; c < c1; ++c) load_elems<S, T>(row + loc[c] * ls * sizeof(S), 1, 1, out + n++);
+    });
+    return;
+  }
+  uint64_t n = 0;
+  const uint64_t step = ts.step[last];
+  Selection::for_each_run(ts, nd, e0, e1, [&](uint64_t off, uint64_t m, const Axes&) {
+    load_elems<S, T>(base + off * sizeof(S), step, m, out + n);
+    n += m;
+  });
 }
 
 // A pointer to n T values at p: in place when the storage is T and aligned, else loaded into buf.
