@@ -522,6 +522,22 @@ static struct frame* read_frames(const uint8_t* f, uint64_t flen, size_t* count,
   return fr;
 }
 
+// Decodes frame `fr` of `file` into *buf (grown to its raw size as needed); exits on failure.
+static size_t decode_frame(ZSTD_DCtx* dc, const uint8_t* file, const struct frame* fr, uint8_t** buf, uint64_t* cap) {
+  if (fr->raw > *cap) {
+    free(*buf);
+    *cap = fr->raw;
+    *buf = aligned_alloc(64, (*cap + 63) / 64 * 64);
+    if (!*buf) die("aligned_alloc");
+  }
+  size_t r = ZSTD_decompressDCtx(dc, *buf, fr->raw, file + fr->off, fr->stored);
+  if (ZSTD_isError(r) || r != fr->raw) {
+    fprintf(stderr, "probe: zstd decode failed: %s\n", ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short frame");
+    exit(2);
+  }
+  return r;
+}
+
 struct zjob {
   const uint8_t* file;
   const struct frame* fr;
@@ -539,18 +555,7 @@ static void* run_zjob(void* arg) {
   uint64_t cap = 0;
   uint8_t* buf = NULL;
   for (size_t i = j->first; i < j->count; i += (size_t)j->stride) {
-    const struct frame* fr = &j->fr[i];
-    if (fr->raw > cap) {
-      free(buf);
-      cap = fr->raw;
-      buf = aligned_alloc(64, (cap + 63) / 64 * 64);
-      if (!buf) die("aligned_alloc");
-    }
-    size_t r = ZSTD_decompressDCtx(dc, buf, fr->raw, j->file + fr->off, fr->stored);
-    if (ZSTD_isError(r) || r != fr->raw) {
-      fprintf(stderr, "probe: zstd decode failed: %s\n", ZSTD_getErrorName(r));
-      exit(2);
-    }
+    size_t r = decode_frame(dc, j->file, &j->fr[i], &buf, &cap);
     j->raw_bytes += r;
     if (j->fold) j->sum += fold_sum(buf, r / elem_size(j->dt), j->dt);
   }
@@ -638,18 +643,7 @@ static void* run_zrjob(void* arg) {
   uint64_t cap = 0;
   uint8_t* buf = NULL;
   for (size_t i = j->first; i < j->count; i += (size_t)j->stride) {
-    const struct frame* fr = &j->fr[i];
-    if (fr->raw > cap) {
-      free(buf);
-      cap = fr->raw;
-      buf = aligned_alloc(64, (cap + 63) / 64 * 64);
-      if (!buf) die("aligned_alloc");
-    }
-    size_t r = ZSTD_decompressDCtx(dc, buf, fr->raw, j->file + fr->off, fr->stored);
-    if (ZSTD_isError(r) || r != fr->raw) {
-      fprintf(stderr, "probe: zstd decode failed\n");
-      exit(2);
-    }
+    size_t r = decode_frame(dc, j->file, &j->fr[i], &buf, &cap);
     uint64_t c0 = j->chunk_row0[i], c1 = c0 + r / j->row_bytes;
     uint64_t a = c0 > j->row0 ? c0 : j->row0, b = c1 < j->row1 ? c1 : j->row1;
     a = j->row0 + (a - j->row0 + j->step - 1) / j->step * j->step;  // first selected row in the chunk

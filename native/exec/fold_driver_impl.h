@@ -615,9 +615,7 @@ template <class S, class T, class F> struct PartialFold {
               const uint64_t j0 = j_of(idx), pn = c1 - c0;
               if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || pn != bn)) flush_batch();
               T* dst = buf.data() + bk * max_run;
-              const uint8_t* row = v.data + off * sizeof(S);
-              const uint64_t* lp = loc.data() + c0;
-              for (uint64_t c = 0; c < pn; ++c) load_elems<S, T>(row + lp[c] * ls * sizeof(S), 1, 1, dst + c);
+              gather_row<S, T>(v.data + off * sizeof(S), loc.data() + c0, ls, pn, dst);
               xs[bk] = dst;
               fibs[bk] = fiber_of(idx);
               bj0 = j0, bn = pn, ++bk;
@@ -671,8 +669,7 @@ template <class S, class T, class F> struct PartialFold {
               const uint64_t ls = ts.tile_stride[last];
               Selection::for_each_row(ts, nd, wu.units[w].e0, wu.units[w].e1, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes& idx) {
                 T* dst = buf.data();
-                const uint8_t* row = v.data + off * sizeof(S);
-                for (uint64_t c = c0; c < c1; ++c) load_elems<S, T>(row + loc[c] * ls * sizeof(S), 1, 1, dst + (c - c0));
+                gather_row<S, T>(v.data + off * sizeof(S), loc.data() + c0, ls, c1 - c0, dst);
                 State b;
                 F::consume(k, b, dst, c1 - c0);
                 if constexpr (kIsArg<F, T>)  // the run's ordinals are consecutive, as a box run's

@@ -25,27 +25,20 @@ template <class S, class D> void scatter(const ReadInput& in, uint8_t* dest, uin
     const TileView v = in.fetcher.fetch(ts, scratch[slot]);
     if (ts.nruns[last] > 1) {
       // an index / run list on the last axis: a row at a time through its tile positions
-      thread_local std::vector<uint64_t> loc;
-      Selection::last_axis_positions(ts, sel.ndim, loc);
-      const uint64_t ls = ts.tile_stride[last];
-      Selection::for_each_row(ts, sel.ndim, 0, ts.elems, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes& idx) {
-        uint64_t o = 0;
-        for (uint32_t a = 0; a < sel.ndim; ++a) o += (ts.sel0[a] + idx[a]) * sel.sel_stride[a];
+      for_each_list_row<S>(sel, ts, v.data, [&](const uint8_t* row, const uint64_t* loc, uint64_t ls, uint64_t n, uint64_t o) {
         if (o >= limit) return;
-        if (c1 - c0 > limit - o) c1 = c0 + (limit - o);
-        const uint8_t* row = v.data + off * sizeof(S);
-        uint8_t* q = dest + o * sizeof(D);
-        for (uint64_t c = c0; c < c1; ++c) {
-          D x;
-          load_elems<S, D>(row + loc[c] * ls * sizeof(S), 1, 1, &x);
-          std::memcpy(q + (c - c0) * sizeof(D), &x, sizeof(D));
+        if (n > limit - o) n = limit - o;
+        D tmp[256];  // dest need not be D-aligned
+        for (uint64_t c = 0; c < n; c += 256) {
+          const uint64_t m = std::min<uint64_t>(256, n - c);
+          gather_row<S, D>(row, loc + c, ls, m, tmp);
+          std::memcpy(dest + (o + c) * sizeof(D), tmp, m * sizeof(D));
         }
       });
       return;
     }
     Selection::for_each_run(ts, sel.ndim, 0, ts.elems, [&](uint64_t off, uint64_t n, const Axes& idx) {
-      uint64_t o = 0;
-      for (uint32_t a = 0; a < sel.ndim; ++a) o += (ts.sel0[a] + idx[a]) * sel.sel_stride[a];
+      const uint64_t o = sel.logical_of(ts, idx);
       if (o >= limit) return;
       if (n > limit - o) n = limit - o;
       const uint8_t* p = v.data + off * sizeof(S);

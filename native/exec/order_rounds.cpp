@@ -115,26 +115,18 @@ void each_run(const Selection& sel, TileFetcher& fetcher, uint64_t t0, uint64_t 
     std::vector<V>& b = bufs[slot];
     if (b.size() < kPiece) b.resize(kPiece);
     if (ts.nruns[last] > 1) {
-      // an index / run list on the last axis: a row at a time through its tile positions (its
-      // elements have consecutive logical offsets)
-      thread_local std::vector<uint64_t> loc;
-      Selection::last_axis_positions(ts, sel.ndim, loc);
-      const uint64_t ls = ts.tile_stride[last];
-      Selection::for_each_row(ts, sel.ndim, 0, ts.elems, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes& idx) {
-        uint64_t o = 0;
-        for (uint32_t a = 0; a < sel.ndim; ++a) o += (ts.sel0[a] + idx[a]) * sel.sel_stride[a];
-        const uint8_t* row = v.data + off * sizeof(S);
-        for (uint64_t c = c0; c < c1; c += kPiece) {
-          const uint64_t m = std::min<uint64_t>(kPiece, c1 - c);
-          for (uint64_t i = 0; i < m; ++i) load_elems<S, V>(row + loc[c + i] * ls * sizeof(S), 1, 1, b.data() + i);
-          fn(static_cast<const V*>(b.data()), size_t(m), o + (c - c0), slot);
+      // an index / run list on the last axis: a row at a time through its tile positions
+      for_each_list_row<S>(sel, ts, v.data, [&](const uint8_t* row, const uint64_t* loc, uint64_t ls, uint64_t n, uint64_t o) {
+        for (uint64_t c = 0; c < n; c += kPiece) {
+          const uint64_t m = std::min<uint64_t>(kPiece, n - c);
+          gather_row<S, V>(row, loc + c, ls, m, b.data());
+          fn(static_cast<const V*>(b.data()), size_t(m), o + c, slot);
         }
       });
       return;
     }
     Selection::for_each_run(ts, sel.ndim, 0, ts.elems, [&](uint64_t off, uint64_t n, const Axes& idx) {
-      uint64_t o = 0;
-      for (uint32_t a = 0; a < sel.ndim; ++a) o += (ts.sel0[a] + idx[a]) * sel.sel_stride[a];
+      const uint64_t o = sel.logical_of(ts, idx);
       for (uint64_t i = 0; i < n; i += kPiece) {
         const uint64_t m = std::min<uint64_t>(kPiece, n - i);
         load_elems<S, V>(v.data + (off + i * ts.step[last]) * sizeof(S), ts.step[last], m, b.data());

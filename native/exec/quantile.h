@@ -198,14 +198,12 @@ template <class S, class T> class TileInput {
       size_t k = 0;
       if (ts.nruns[last] > 1) {
         // an index / run list on the last axis: a row at a time through its tile positions
-        thread_local std::vector<uint64_t> loc;
-        Selection::last_axis_positions(ts, sel_.ndim, loc);
-        const uint64_t ls = ts.tile_stride[last];
-        Selection::for_each_row(ts, sel_.ndim, 0, ts.elems, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes&) {
-          const uint8_t* row = v.data + off * sizeof(S);
-          for (uint64_t c = c0; c < c1; ++c) {
-            load_elems<S, T>(row + loc[c] * ls * sizeof(S), 1, 1, b.data() + k);
-            if (++k == kPiece) fn(b.data(), k, slot), k = 0;
+        for_each_list_row<S>(sel_, ts, v.data, [&](const uint8_t* row, const uint64_t* loc, uint64_t ls, uint64_t n, uint64_t) {
+          for (uint64_t c = 0; c < n;) {
+            const uint64_t take = std::min<uint64_t>(n - c, kPiece - k);
+            gather_row<S, T>(row, loc + c, ls, take, b.data() + k);
+            k += size_t(take), c += take;
+            if (k == kPiece) fn(b.data(), k, slot), k = 0;
           }
         });
         if (k > 0) fn(b.data(), k, slot);

@@ -62,6 +62,12 @@ class Selection {
   bool full = true;    // every axis fully selected (all positions 0..shape-1 in order)
 
   TileSelection tile(uint64_t t) const;
+  // Row-major logical index (over count) of the element at tile-local selection indices idx.
+  uint64_t logical_of(const TileSelection& ts, const Axes& idx) const {
+    uint64_t o = 0;
+    for (uint32_t a = 0; a < ndim; ++a) o += (ts.sel0[a] + idx[a]) * sel_stride[a];
+    return o;
+  }
   TileSelection tile_at(const Axes& piece) const;
 
   // Calls fn(tile_offset, len, idx) for each run of selected elements along the last axis whose

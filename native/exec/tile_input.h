@@ -175,6 +175,27 @@ template <class S, class T> inline void load_elems(const uint8_t* p, uint64_t st
   for (uint64_t i = 0; i < n; ++i) std::memcpy(out + i, p + i * stride * sizeof(S), sizeof(S));
 }
 
+// Gathers n values of a tile row (bytes at `row`) at tile positions loc[0, n) (element stride `ls`
+// along the last axis) into out[0, n), as T: one row of an index / run list on the last axis.
+template <class S, class T>
+inline void gather_row(const uint8_t* row, const uint64_t* loc, uint64_t ls, uint64_t n, T* out) {
+  for (uint64_t c = 0; c < n; ++c) load_elems<S, T>(row + loc[c] * ls * sizeof(S), 1, 1, out + c);
+}
+
+// Every row of tile `ts` (bytes at `base`) whose last axis holds an index / run list (nruns > 1),
+// in selection order: fn(row, loc, ls, n, o) with the row's n selected elements at tile positions
+// loc[0, n) (stride ls, bytes at `row`; gather_row reads them) and o the logical index of its first
+// (the others follow it: the last axis has logical stride 1).
+template <class S, class F>
+inline void for_each_list_row(const Selection& sel, const TileSelection& ts, const uint8_t* base, F&& fn) {
+  thread_local std::vector<uint64_t> loc;
+  Selection::last_axis_positions(ts, sel.ndim, loc);
+  const uint64_t ls = ts.tile_stride[sel.ndim - 1];
+  Selection::for_each_row(ts, sel.ndim, 0, ts.elems, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes& idx) {
+    fn(base + off * sizeof(S), static_cast<const uint64_t*>(loc.data() + c0), ls, c1 - c0, sel.logical_of(ts, idx));
+  });
+}
+
 // The selected elements [e0, e1) of tile `ts` (tile bytes at `base`) as T, in selection order,
 // into out[0, e1 - e0). An index / run list on the last axis is gathered a row at a time through
 // its tile positions (`loc`, the caller's reusable buffer), not run by run: its runs are often one
@@ -188,8 +209,8 @@ inline void gather_elems(const TileSelection& ts, uint32_t nd, uint64_t e0, uint
     const uint64_t ls = ts.tile_stride[last];
     uint64_t n = 0;
     Selection::for_each_row(ts, nd, e0, e1, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes&) {
-      const uint8_t* row = base + off * sizeof(S);
-      for (uint64_t c = c0; c < c1; ++c) load_elems<S, T>(row + loc[c] * ls * sizeof(S), 1, 1, out + n++);
+      gather_row<S, T>(base + off * sizeof(S), loc.data() + c0, ls, c1 - c0, out + n);
+      n += c1 - c0;
     });
     return;
   }
