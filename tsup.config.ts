@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
 
@@ -6,21 +6,44 @@ import { defineConfig } from 'tsup';
 const external = ['sharp', 'vega'];
 
 // The CLI bundles no copy of the SDK: lib/cli's imports of `../index` (lib/cli/sdk.ts, format.ts)
-// become the package's own dist/index.cjs, required by name (`tetration`: a self-reference
-// through package.json "exports"). The CLI and the library then share one SDK, and the SDK's
+// become the package's own dist/index.cjs, required by relative path (`./index.cjs`: the CLI's
+// chunks sit beside it in dist/; a self-reference `require('tetration')` costs ~2 ms of package
+// "exports" resolution at every start). The CLI and the library then share one SDK, and the SDK's
 // dynamic imports of ES-only packages (vega with its top-level await, h5wasm, numcodecs) stay
 // real import()s, which tsup's CommonJS splitting below would rewrite into require()s.
 const sdkAsPackage: Plugin = {
   name: 'tet-sdk-as-package',
   setup(build) {
     build.onResolve({ filter: /^\.\.\/index$/ }, (args) =>
-      (/[\\/]lib[\\/]cli[\\/]/.test(args.importer) ? { path: 'tetration', external: true } : undefined));
+      (/[\\/]lib[\\/]cli[\\/]/.test(args.importer) ? { path: './index.cjs', external: true } : undefined));
   },
 };
 
-// The CLI's chunks (dist/cli/) carry content hashes in their names: empty their folder when this
-// config loads, or old ones would pile up (tsup's own `clean` would empty all of dist/).
-rmSync('dist/cli', { recursive: true, force: true });
+// commander is bundled into the CLI (no module resolution of its files at start-up), with its one
+// `require('node:child_process')` made lazy: only executable sub-commands spawn, which tet has
+// none of, and node:child_process (with net, dgram, ...) is ~3 ms of every `tet` start otherwise
+// (docs/performance.md "CLI start-up"). A commander release that moves the line fails the build.
+const lazyChildProcess: Plugin = {
+  name: 'tet-commander-lazy-child-process',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!source.includes(eager)) throw new Error(`${args.path}: no \`${eager}\` to make lazy (commander changed)`);
+      const lazy = 'let childProcessModule; const childProcess = { spawn: (...args) => ' +
+        "(childProcessModule ??= require('node:child_process')).spawn(...args) };";
+      return { contents: source.replace(eager, lazy), loader: 'js' };
+    });
+  },
+};
+
+// The CLI's chunks (dist/cli-*.cjs, beside dist/index.cjs) carry content hashes in their names:
+// remove the old ones when this config loads, or they would pile up (tsup's own `clean` would
+// empty all of dist/).
+rmSync('dist/cli', { recursive: true, force: true });  // where earlier builds put them
+for (const f of existsSync('dist') ? readdirSync('dist') : []) {
+  if (/^cli-.+\.cjs(\.map)?$/.test(f)) rmSync(`dist/${f}`, { force: true });
+}
 
 export default defineConfig([
   {
@@ -55,14 +78,17 @@ export default defineConfig([
     entry: { cli: 'lib/cli/main.ts' },
     format: ['cjs'],
     splitting: true,
-    esbuildPlugins: [sdkAsPackage],
+    esbuildPlugins: [sdkAsPackage, lazyChildProcess],
+    // Bundled: no module resolution of their files at run time (string-width's alone was ~3 ms
+    // of `tet info`); cli-table3 and cli-progress still load on first use (lib/cli/lazy.ts).
+    noExternal: ['commander', 'cli-table3', 'cli-progress'],
     // CommonJS chunks are converted from ES ones: import.meta.url (lib/cli/lazy.ts) must become
     // a __filename URL there, or the chunk does not even parse.
     shims: true,
     sourcemap: true,
     clean: false,
     esbuildOptions(options) {
-      options.chunkNames = 'cli/[name]-[hash]';
+      options.chunkNames = 'cli-[name]-[hash]';
     },
     target: 'node20',
     external,

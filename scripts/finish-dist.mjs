@@ -30,3 +30,25 @@ fs.writeFileSync(at('index.cjs'), loader.replace('__TET_SDK_HASH__', hash));
 fs.rmSync(at('sdk-loader.cjs'));
 for (const f of ['sdk-loader.cjs.map']) fs.rmSync(at(f), { force: true });
 console.log(`finish-dist: dist/sdk.cjs (${(out.length / 1024).toFixed(0)} KB, hash ${hash}) behind dist/index.cjs`);
+
+// The packages bundled into dist/ (the CLI's commander, cli-table3, cli-progress and their
+// dependencies: tsup.config.ts `noExternal`) ship their licence texts beside the bundles, found
+// from the `// node_modules/<pkg>/...` lines tsup writes before each bundled module.
+const ROOT = path.join(DIST, '..');
+const bundled = new Set();
+for (const f of fs.readdirSync(DIST)) {
+  if (!/\.(c|m)?js$/.test(f)) continue;
+  for (const m of fs.readFileSync(at(f), 'utf8').matchAll(/^\/\/ node_modules\/((?:@[^/\s]+\/)?[^/\s]+)\//gm)) bundled.add(m[1]);
+}
+const notices = [];
+for (const name of [...bundled].sort()) {
+  const dir = path.join(ROOT, 'node_modules', name);
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  const licenceFile = fs.readdirSync(dir).find((f) => /^(licen[cs]e|copying)([-.][\w.-]*)?$/i.test(f));
+  if (!licenceFile) throw new Error(`finish-dist: ${name} is bundled but has no LICENSE file to ship`);
+  const text = fs.readFileSync(path.join(dir, licenceFile), 'utf8').trim();
+  notices.push(`${name}@${pkg.version} (${pkg.license ?? 'see below'})\n${'-'.repeat(60)}\n${text}\n`);
+}
+const header = 'Third-party code bundled into the files of this folder, with the licence of each package.\n\n';
+fs.writeFileSync(at('THIRD-PARTY-NOTICES.txt'), header + notices.join('\n'));
+console.log(`finish-dist: dist/THIRD-PARTY-NOTICES.txt (${notices.length} bundled packages)`);

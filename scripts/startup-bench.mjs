@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // CLI start-up against bare node: the median wall time of N runs (default 15) of `node -e 0`,
-// `tet --version`, `tet info samples/weather.tet` and a small `tet query -x`, each spawned as a
+// `tet --version`, `tet --help`, `tet info samples/weather.tet` and a small `tet query -x`, each spawned as a
 // fresh process through bin/tet.js, as users run it (with its code cache), and the info / query
 // cases once more straight through dist/cli.cjs (no code cache). Run `npm run build:ts` first. Prints a table and the ratio to
 // bare node; docs/performance.md "CLI start-up" holds the numbers. Usage:
@@ -24,6 +24,7 @@ const env = { ...process.env, TET_NO_QUERY_HISTORY: '1', NO_COLOR: '1' };
 const cases = [
   ['node -e 0', ['-e', '0']],
   ['tet --version', [cli, '--version']],
+  ['tet --help', [cli, '--help']],
   ['tet info samples/weather.tet', [cli, 'info', sample]],
   ['tet query -x (mean of weather.tet)', [cli, 'query', '{"dataset":"temperature","mean":[]}', '-t', sample, '-x', '--format', 'quiet']],
   ['tet info, no code cache', [cliNoCache, 'info', sample]],

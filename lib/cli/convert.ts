@@ -4,6 +4,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadCliProgress, progressBar } from './progress';
 import { sdk } from './sdk';
+import { writeErr, writeOut } from './out';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
@@ -73,27 +74,27 @@ export function registerConvertCommands(program: Command): void {
           include: o.include, exclude: o.exclude, chunk: o.chunk, codec: o.codec, level: o.level, unpack: !o.keepPacked,
           followExternalLinks: o.followExternalLinks, table: o.table, skipUnsupported: o.skipUnsupported, tables: o.tables,
           onProgress: (p) => bar?.update(p, `${p.dataset} (${p.chunksDone}/${p.chunksTotal} ${unit})`),
-          onNotice: (m) => { if (!o.quiet) process.stderr.write(`notice: ${m}\n`); },
+          onNotice: (m) => { if (!o.quiet) writeErr(`notice: ${m}\n`); },
         });
         bar?.stop();
         if (o.json) {
-          process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+          writeOut(`${JSON.stringify(report, null, 2)}\n`);
         } else if (!o.quiet) {
           const kindOf = (c: { kind: string; unit?: string; tz?: string }) => (c.kind === 'timestamp' ? `timestamp(${c.unit}, ${c.tz})` : c.kind);
           const axisTables = report.tables?.filter((t) => t.axis) ?? [];
           if (report.datasets.length || axisTables.length || !report.tables) {
-            process.stdout.write(`${out}: ${report.datasets.length} dataset(s) from ${report.kind} source ${src}\n`);
+            writeOut(`${out}: ${report.datasets.length} dataset(s) from ${report.kind} source ${src}\n`);
             for (const d of report.datasets) {
               const dims = d.dimNames ? ` (${d.dimNames.join(', ')})` : '';
-              process.stdout.write(`  ${d.name}  ${d.sourceType} -> ${d.dtype}${d.unpacked ? ' unpacked' : ''}  ${d.shape.join('x')}${dims}  tiles ${d.chunkShape.join('x')}\n`);
+              writeOut(`  ${d.name}  ${d.sourceType} -> ${d.dtype}${d.unpacked ? ' unpacked' : ''}  ${d.shape.join('x')}${dims}  tiles ${d.chunkShape.join('x')}\n`);
             }
             for (const t of axisTables) {
-              process.stdout.write(`  table ${t.name}  ${t.rows} rows, axis ${t.axis!.dim} of ${t.axis!.dataset}: ${t.columns.map((c) => `${c.name} ${kindOf(c)}`).join(', ')}\n`);
+              writeOut(`  table ${t.name}  ${t.rows} rows, axis ${t.axis!.dim} of ${t.axis!.dataset}: ${t.columns.map((c) => `${c.name} ${kindOf(c)}`).join(', ')}\n`);
             }
           } else {
             for (const t of report.tables) {
-              process.stdout.write(`${out}: table ${t.name}, ${t.rows} rows, from ${report.kind} source ${src}\n`);
-              for (const c of t.columns) process.stdout.write(`  ${c.name}  ${kindOf(c)}\n`);
+              writeOut(`${out}: table ${t.name}, ${t.rows} rows, from ${report.kind} source ${src}\n`);
+              for (const c of t.columns) writeOut(`  ${c.name}  ${kindOf(c)}\n`);
             }
           }
         }
@@ -124,9 +125,9 @@ export function registerConvertCommands(program: Command): void {
           onProgress: (p) => bar?.update(p.chunksDone, p.chunksTotal, p.dataset),
         });
         bar?.stop();
-        if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        if (o.json) writeOut(`${JSON.stringify(report, null, 2)}\n`);
         else if (!o.quiet) {
-          process.stdout.write(`${out}: ${report.arrays.length} array(s), ${report.coordinates.length} coordinate array(s)\n`);
+          writeOut(`${out}: ${report.arrays.length} array(s), ${report.coordinates.length} coordinate array(s)\n`);
         }
       } finally {
         bar?.stop();

@@ -1,12 +1,12 @@
 // Presentation of a QueryResponse for `tet query --format …` (never mutates the response).
 import { f32Text, toJsonText, type ExecutionSection, type QueryResponse, type WherePlanEntry } from '../index';
-import { lazyRequire } from './lazy';
+import { lazy } from './lazy';
 import type { QueryOutputFormat } from './output-formats';
 
 export { QUERY_OUTPUT_FORMATS, defaultPreviewFor, type QueryOutputFormat } from './output-formats';
 
 // cli-table3 (and its string-width / emoji tables) only when a table is drawn.
-const cliTable = lazyRequire<typeof import('cli-table3')>('cli-table3');
+const cliTable = lazy(() => require('cli-table3') as typeof import('cli-table3'));
 
 function isPreviewKey(k: string): boolean {
   return k.endsWith('_preview');

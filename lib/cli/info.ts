@@ -3,14 +3,15 @@
 import type { Command } from 'commander';
 import type { DatasetInfo, RepairCode, TableInfo, TetFile, VerifyFinding, VerifyReport } from '../index';
 import { formatBytes } from './bytes';
-import { lazyRequire } from './lazy';
+import { lazy } from './lazy';
 import { sdk } from './sdk';
+import { writeErr, writeOut } from './out';
 
 // cli-table3 (and its string-width / emoji tables) only when a table is drawn.
-const cliTable = lazyRequire<typeof import('cli-table3')>('cli-table3');
+const cliTable = lazy(() => require('cli-table3') as typeof import('cli-table3'));
 
 function out(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  writeOut(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 function ratio(d: DatasetInfo): string {
@@ -233,7 +234,7 @@ function failIfUnhealthy(r: VerifyReport): void {
   if (errors.length === 0) return;
   const first = errors[0];
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  process.stderr.write(`error: ${r.path}: [${first.code}] ${first.message}${more}\n`);
+  writeErr(`error: ${r.path}: [${first.code}] ${first.message}${more}\n`);
   process.exitCode = 1;
 }
 

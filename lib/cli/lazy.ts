@@ -1,12 +1,11 @@
 // CLI dependencies that only some output needs (cli-table3 for tables, cli-progress for bars),
-// required on first use so start-up does not pay for them. The same few lines as
-// lib/lazy-require.ts, which cli/ may not import (it uses only the public API of lib/).
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+// loaded on first use so start-up does not pay for them. `load` is a `() => require('pkg')` with
+// a literal name: tsup bundles the package into dist/cli.cjs (tsup.config.ts `noExternal`) and
+// the require becomes a call of its module wrapper, run on the first use only (vitest provides
+// `require` to lib/ as it runs the sources).
 
-/** A loader of package `id` that requires it on its first call (dist/cli.cjs, or lib/ under vitest). */
-export function lazyRequire<T>(id: string): () => T {
-  let mod: T | undefined;
-  const here = () => (typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url));
-  return () => (mod ??= createRequire(here())(id) as T);
+/** A loader that calls `load` on its first call and returns that result ever after. */
+export function lazy<T>(load: () => T): () => T {
+  let mod: { value: T } | undefined;
+  return () => (mod ??= { value: load() }).value;
 }

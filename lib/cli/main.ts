@@ -4,9 +4,23 @@ import { Command } from 'commander';
 import { registerInfoCommands } from './info';
 import { registerQueryCommands } from './query';
 import { registerConvertCommands } from './convert';
-import { endQuietlyOnClosedPipe, runCli } from './run';
+import { mayBeTerminal, quietOnClosedPipes, writeErr, writeOut } from './out';
+import { runCli } from './run';
 
-const program = new Command('tet')
+// Output through lib/cli/out.ts (fds 1 and 2, no streams at start-up); the subcommands inherit it.
+// The help's width and colours come from the streams only where they may be terminals: the
+// help has no styling, so elsewhere it is plain text at commander's default width.
+const program = new Command('tet');
+const streams = program.configureOutput();  // commander's own answers, which create the streams
+program.configureOutput({
+  writeOut,
+  writeErr,
+  getOutHelpWidth: () => (mayBeTerminal(1) ? streams.getOutHelpWidth?.() : undefined) ?? 80,  // commander's default
+  getErrHelpWidth: () => (mayBeTerminal(2) ? streams.getErrHelpWidth?.() : undefined) ?? 80,
+  getOutHasColors: () => (mayBeTerminal(1) ? streams.getOutHasColors?.() ?? false : false),
+  getErrHasColors: () => (mayBeTerminal(2) ? streams.getErrHasColors?.() ?? false : false),
+});
+program
   .description('tetration: chunked N-D tensor files (.tet) and out-of-core queries')
   .version(require('../../package.json').version);
 
@@ -14,6 +28,5 @@ registerInfoCommands(program);    // info, verify, repair
 registerQueryCommands(program);   // query, qhist
 registerConvertCommands(program); // convert, export
 
-endQuietlyOnClosedPipe(process.stdout);
-endQuietlyOnClosedPipe(process.stderr);
+quietOnClosedPipes();
 void runCli(program, process.argv);

@@ -8,7 +8,7 @@
 // values are plain numbers and whose ETA is its own sampling of update calls.
 import type { Progress } from '../index';
 import { formatBytes } from './bytes';
-import { lazyRequire } from './lazy';
+import { lazy } from './lazy';
 
 /** A bar appears only once the operation has run this long. */
 export const PROGRESS_DELAY_MS = 500;
@@ -45,7 +45,7 @@ export type CliProgress = {
 };
 
 /** cli-progress, required when the first bar is drawn. */
-export const loadCliProgress = lazyRequire<CliProgress>('cli-progress');
+export const loadCliProgress = lazy(() => require('cli-progress') as CliProgress);
 
 /** Where and how a bar is drawn: injectable for tests (a fake TTY stream, a fake clock). */
 export interface ProgressBarOptions {
@@ -55,7 +55,9 @@ export interface ProgressBarOptions {
 }
 
 export class ProgressBar {
-  private readonly stream: NonNullable<ProgressBarOptions['stream']>;
+  // process.stderr is taken when the first bar is drawn (after the delay): a query that ends
+  // sooner never creates the stream (lib/cli/out.ts says why that matters at start-up).
+  private stream: ProgressBarOptions['stream'] | null;
   private readonly delayMs: number;
   private readonly now: () => number;
   private readonly t0: number;
@@ -66,7 +68,7 @@ export class ProgressBar {
   private stopped = false;
 
   constructor(opts: ProgressBarOptions = {}) {
-    this.stream = opts.stream ?? process.stderr;
+    this.stream = opts.stream ?? null;
     this.delayMs = opts.delayMs ?? PROGRESS_DELAY_MS;
     this.now = opts.now ?? (() => performance.now());
     this.t0 = this.now();
@@ -98,6 +100,11 @@ export class ProgressBar {
     const f = progressFields(p.bytesDone, p.bytesTotal, this.now() - this.t0);
     const payload = { bytes_done: f.done, bytes_total: f.total, rate: f.rate, time_left: f.eta, label: label ? ` | ${label}` : '' };
     if (!this.bar) {
+      this.stream ??= process.stderr;
+      if (!this.stream.isTTY) {
+        this.stop();  // no terminal: never a bar
+        return;
+      }
       const cliProgress = loadCliProgress();
       // The cursor stays visible: a Ctrl-C ends the process without stop(), and a hidden cursor
       // would outlive it in the user's terminal.
@@ -138,9 +145,9 @@ export function progressDelayMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isSafeInteger(n) ? n : PROGRESS_DELAY_MS;
 }
 
-/** A bar for an operation, or null when none is wanted: disabled (--quiet / --no-progress) or stderr no TTY. */
+/** A bar for an operation, or null when none is wanted: disabled (--quiet / --no-progress), or a given stream no TTY (process.stderr is checked at the first draw). */
 export function progressBar(enabled: boolean, opts: ProgressBarOptions = {}): ProgressBar | null {
-  const stream = opts.stream ?? process.stderr;
-  if (!enabled || !stream.isTTY) return null;
-  return new ProgressBar({ delayMs: progressDelayMs(), ...opts, stream });
+  if (!enabled || (opts.stream && !opts.stream.isTTY)) return null;
+  // No stream given: process.stderr, whose terminal check waits for the first draw.
+  return new ProgressBar({ delayMs: progressDelayMs(), ...opts });
 }

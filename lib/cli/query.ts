@@ -10,6 +10,7 @@ import {
 import { defaultPreviewFor, QUERY_OUTPUT_FORMATS, type QueryOutputFormat } from './output-formats';
 import { progressBar } from './progress';
 import { sdk, type TetSdk } from './sdk';
+import { writeErr, writeOut } from './out';
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
@@ -96,7 +97,7 @@ function readQueryArgument(arg: string | undefined, cmd: Command, t: TetSdk): Qu
 /** Prints the response in `format` (the views of format.ts are loaded here, when first printed). */
 async function print(resp: QueryResponse, format: QueryOutputFormat): Promise<void> {
   const { formatQueryResponse } = await import('./format');
-  process.stdout.write(formatQueryResponse(resp, format) + '\n');
+  writeOut(formatQueryResponse(resp, format) + '\n');
 }
 
 /** Unknown dataset: our `error:` line, then the reference's hint block (stderr), exit 1. */
@@ -105,7 +106,7 @@ function reportUnmatched(resp: QueryResponse): void {
   const available = resp.catalog?.available_datasets ?? [];
   const file = resp.catalog?.file ?? resp.tet_file ?? '';
   const names = available.map((n) => JSON.stringify(n)).join(', ') || 'none';
-  process.stderr.write(`error: dataset ${JSON.stringify(resp.query.dataset)} not found in ${file} (datasets: ${names})\n`
+  writeErr(`error: dataset ${JSON.stringify(resp.query.dataset)} not found in ${file} (datasets: ${names})\n`
     + `hint: dataset ${JSON.stringify(resp.query.dataset)} not found in ${file}\n`
     + `available datasets:${available.length ? '' : ' (none)'}\n`
     + available.map((n) => `  ${n}\n`).join('')
@@ -194,7 +195,7 @@ export function registerQueryCommands(program: Command): void {
           bar?.stop();
           writeFileSync(opts.partialOut, bytes);
           if (format !== 'quiet') {
-            process.stderr.write(`wrote shard ${opts.shard[0]}/${opts.shard[1]} (${bytes.length} bytes) to ${opts.partialOut}\n`);
+            writeErr(`wrote shard ${opts.shard[0]}/${opts.shard[1]} (${bytes.length} bytes) to ${opts.partialOut}\n`);
           }
         } finally {
           bar?.stop();
@@ -245,7 +246,7 @@ export function registerQueryCommands(program: Command): void {
           'add --round-out R.tpr to write the round request, then run each shard with --round R.tpr');
       }
       writeFileSync(opts.roundOut, m.round);
-      process.stderr.write(`round ${m.roundNumber} of the ${m.op} needs each shard again: tet query '${m.doc}' -t FILE -x ` +
+      writeErr(`round ${m.roundNumber} of the ${m.op} needs each shard again: tet query '${m.doc}' -t FILE -x ` +
         `--shard I/N --round ${opts.roundOut} --partial-out P.tps (then tet merge the new partials)\n`);
       process.exitCode = EXIT_ROUND_NEEDED;
     });
@@ -258,7 +259,7 @@ export function registerQueryCommands(program: Command): void {
     .action((opts: { clear?: boolean }) => {
       if (opts.clear) {
         const n = clearHistory();
-        process.stdout.write(`cleared ${n} quer${n === 1 ? 'y' : 'ies'} from ${historySettings().path}\n`);
+        writeOut(`cleared ${n} quer${n === 1 ? 'y' : 'ies'} from ${historySettings().path}\n`);
         return;
       }
       listHistory({});
@@ -340,7 +341,7 @@ function listHistory(opts: ListOptions): void {
     ...(opts.grep !== undefined ? [`grep~${opts.grep}`] : []),
   ];
   if (opts.json) {
-    process.stdout.write(JSON.stringify({
+    writeOut(JSON.stringify({
       settings,
       total: numbered.length,
       ...(filter.length ? { filter: { dataset: opts.dataset ?? null, table: opts.table ?? null, mode: opts.mode ?? null, grep: opts.grep ?? null } } : {}),
@@ -362,5 +363,5 @@ function listHistory(opts: ListOptions): void {
     out.push('mode: x = had -x (executed), plan = planned or validated only');
     out.push('replay: tet qhist run N (1 = newest; -t FILE to run it against another file)');
   }
-  process.stdout.write(out.join('\n') + '\n');
+  writeOut(out.join('\n') + '\n');
 }

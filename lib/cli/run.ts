@@ -2,6 +2,7 @@
 //   0 success · 1 TetError (error: <message>) or a command that found problems · 2 usage error
 // Unexpected errors print `error: internal: <message>`; the stack only with TET_DEBUG=1.
 import { Command, CommanderError } from 'commander';
+import { writeErr } from './out';
 import { loadedSdk } from './sdk';
 
 function exitOverrideAll(cmd: Command): void {
@@ -10,17 +11,6 @@ function exitOverrideAll(cmd: Command): void {
 }
 
 const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version', 'commander.executeSubCommandAsync']);
-
-/**
- * A reader that closes the pipe early (`tet info FILE | head -1`) ends the program quietly with
- * exit 0, as cat and grep do: EPIPE on stdout (or stderr) is not an error of ours.
- */
-export function endQuietlyOnClosedPipe(stream: NodeJS.WritableStream = process.stdout): void {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') process.exit(0);
-    throw err;
-  });
-}
 
 /** Parses argv and runs the matching command; sets process.exitCode and never throws. */
 export async function runCli(program: Command, argv: readonly string[]): Promise<number> {
@@ -45,12 +35,12 @@ function exitCodeFor(err: unknown): number {
   }
   const tet = loadedSdk();
   if (tet && err instanceof tet.TetError) {
-    process.stderr.write(`error: ${err.message}\n`);
-    if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
+    writeErr(`error: ${err.message}\n`);
+    if (debug && err.stack) writeErr(`${err.stack}\n`);
     return 1;
   }
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`error: internal: ${message}\n`);
-  if (debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  writeErr(`error: internal: ${message}\n`);
+  if (debug && err instanceof Error && err.stack) writeErr(`${err.stack}\n`);
   return 1;
 }

@@ -8,15 +8,16 @@
 // can write); its name carries the bundle's content hash (scripts/finish-dist.mjs), the Node
 // version and the architecture, and V8 rejects a cache of another V8, other flags or other source
 // by itself (then a fresh one replaces it). TET_NO_COMPILE_CACHE=1: a plain require.
-import fs from 'node:fs';
+// Named imports, no __toESM copies of the builtins (lib/loader/cache-dir.ts).
+import { readFileSync } from 'node:fs';
 import Module from 'node:module';
-import path from 'node:path';
-import vm from 'node:vm';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
 import { compileCacheDebug as debug, compileCacheDir, compileCacheOff, writeCacheFile } from './cache-dir';
 import type { LoaderHooks } from './hooks';
 
 const BUNDLE_HASH = '__TET_SDK_HASH__';  // replaced by scripts/finish-dist.mjs
-const bundle = path.join(__dirname, 'sdk.cjs');
+const bundle = join(__dirname, 'sdk.cjs');
 
 type ModuleInternals = typeof Module & { _nodeModulePaths(dir: string): string[]; _cache: Record<string, Module> };
 
@@ -38,24 +39,24 @@ function load(): unknown {
   // Two caches: `answered` (taken after this process's first answer: the query path compiled in
   // it) and `loaded` (taken at exit by a process that answered none, as `tet info`): the first
   // one V8 accepts is used, and a process without the answered one writes it when it answers.
-  const stem = dir ? path.join(dir, `sdk-${BUNDLE_HASH}-${process.version}-${process.arch}`) : null;
+  const stem = dir ? join(dir, `sdk-${BUNDLE_HASH}-${process.version}-${process.arch}`) : null;
   const answeredFile = stem && `${stem}.answered.v8cache`, loadedFile = stem && `${stem}.loaded.v8cache`;
   const read = (f: string | null): Buffer | undefined => {
     if (!f) return undefined;
     try {
-      return fs.readFileSync(f);
+      return readFileSync(f);
     } catch {
       return undefined;
     }
   };
   // latin1: the bundle is ASCII (scripts/finish-dist.mjs), so this is a plain copy.
-  const source = WRAP_HEAD + fs.readFileSync(bundle, 'latin1') + WRAP_TAIL;
+  const source = WRAP_HEAD + readFileSync(bundle, 'latin1') + WRAP_TAIL;
   let usedAnswered = false;
-  let script: vm.Script | undefined;
+  let script: Script | undefined;
   for (const [f, answered] of [[answeredFile, true], [loadedFile, false]] as const) {
     const cachedData = read(f);
     if (!cachedData) continue;
-    script = new vm.Script(source, { filename: bundle, cachedData });
+    script = new Script(source, { filename: bundle, cachedData });
     if (!script.cachedDataRejected) {
       usedAnswered = answered;
       debug(`accepted ${answered ? 'answered' : 'loaded'}`);
@@ -65,7 +66,7 @@ function load(): unknown {
     script = undefined;
   }
   const fromCache = script !== undefined;
-  script ??= new vm.Script(source, { filename: bundle });
+  script ??= new Script(source, { filename: bundle });
   if (!fromCache && stem) debug('none');
   const mod = new Module(bundle, module);
   mod.filename = bundle;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { registerInfoCommands } from '../../lib/cli/info';
+import { redirectCliOutput } from '../../lib/cli/out';
 import { runCli } from '../../lib/cli/run';
 import { TetError } from '../../lib/errors';
 
@@ -21,16 +22,12 @@ async function tet(...args: string[]): Promise<{ code: number; stdout: string; s
   program.configureOutput({ writeOut: (s) => captured.out.push(s), writeErr: (s) => captured.err.push(s) });
   registerInfoCommands(program);
   const captured = { out: [] as string[], err: [] as string[] };
-  const origOut = process.stdout.write.bind(process.stdout);
-  const origErr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string | Uint8Array) => (captured.out.push(String(s)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string | Uint8Array) => (captured.err.push(String(s)), true)) as typeof process.stderr.write;
+  redirectCliOutput({ out: (s) => captured.out.push(s), err: (s) => captured.err.push(s) });
   let code: number;
   try {
     code = await runCli(program, ['node', 'tet', ...args]);
   } finally {
-    process.stdout.write = origOut;
-    process.stderr.write = origErr;
+    redirectCliOutput(null);
     process.exitCode = undefined;
   }
   return { code, stdout: captured.out.join(''), stderr: captured.err.join('') };
@@ -163,13 +160,12 @@ describe('runCli', () => {
       throw new TetError('TET_IO_OPEN', 'cannot open x');
     });
     const errs: string[] = [];
-    const orig = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((s: string) => (errs.push(s), true)) as typeof process.stderr.write;
+    redirectCliOutput({ out: () => {}, err: (s) => errs.push(s) });
     try {
       expect(await runCli(program, ['node', 'tet', 'boom'])).toBe(1);
       expect(await runCli(program, ['node', 'tet', 'tetboom'])).toBe(1);
     } finally {
-      process.stderr.write = orig;
+      redirectCliOutput(null);
       process.exitCode = undefined;
     }
     expect(errs.join('')).toBe('error: internal: kaput\nerror: cannot open x\n');

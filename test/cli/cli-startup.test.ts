@@ -1,14 +1,18 @@
 // What `tet` loads at start (docs/performance.md "CLI start-up"): `tet --version` and `--help`
-// load commander and the CLI's entry only, not the SDK (dist/index.cjs) or the addon; `tet info`
+// run commander and the CLI's entry only, not the SDK (dist/index.cjs) or the addon; `tet info`
 // and `tet query` load the SDK but none of the converters' packages, the TOML parser, the
 // progress bar or the plotting libraries. Which modules, not how long (no timings in tests): a
 // child process records every file it requires; the CLI's own chunks are named by the lib/
-// modules they hold (the `// lib/...` lines tsup writes before each module).
+// modules they hold (the `// lib/...` lines tsup writes before each module). The packages bundled
+// into the CLI (commander, cli-table3, cli-progress: tsup.config.ts) are counted as loaded when
+// their code ran: V8's coverage of the child (NODE_V8_COVERAGE) says which functions were called,
+// and a function inside a `// node_modules/<pkg>/...` section that ran means <pkg> was loaded.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/paths';
 
@@ -29,29 +33,66 @@ process.argv = [process.argv[0], ${JSON.stringify(CLI)}, ...JSON.parse(process.e
 require(${JSON.stringify(CLI)});
 `;
 
-interface Loaded { packages: Set<string>; modules: Set<string>; addon: boolean; sdk: boolean }
+interface Loaded { packages: Set<string>; modules: Set<string>; builtins: Set<string>; addon: boolean; sdk: boolean }
 
-function loadedBy(args: string[]): Loaded {
-  const r = spawnSync(process.execPath, ['-e', RECORDER], {
-    encoding: 'utf8', cwd: ROOT, env: { ...process.env, TET_ARGS: JSON.stringify(args), TET_NO_QUERY_HISTORY: '1' },
-  });
-  expect(r.status, r.stderr).toBe(0);
-  const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
-  const files = JSON.parse(line!.slice('LOADED '.length)) as string[];
-  const packages = new Set<string>();
-  const modules = new Set<string>();
-  let addon = false;
-  let sdk = false;
-  for (const f of files) {
-    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
-    if (pkg) packages.add(pkg[1]);
-    else if (f.endsWith('.node')) addon = true;
-    else if (f === join(ROOT, 'dist/index.cjs')) sdk = true;
-    else if (f.startsWith(join(ROOT, 'dist'))) {
-      for (const m of readFileSync(f, 'utf8').matchAll(/^\/\/ ((?:lib|schema)\/\S+)$/gm)) modules.add(m[1]);
+interface V8Coverage { result: { url: string; functions: { ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[] }
+
+/** The packages bundled into dist file `file` whose code ran, by the child's coverage `cov`. */
+function bundledPackagesRun(file: string, cov: V8Coverage[]): string[] {
+  const text = readFileSync(file, 'utf8');
+  const sections: { at: number; pkg: string | null }[] = [];  // each `// <path>` line starts one
+  for (const m of text.matchAll(/^\/\/ (\S+)$/gm)) {
+    const pkg = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(m[1]);
+    sections.push({ at: m.index!, pkg: pkg ? pkg[1] : null });
+  }
+  const ran = new Set<string>();
+  const url = pathToFileURL(file).href;
+  for (const c of cov) {
+    for (const script of c.result) {
+      if (script.url !== url) continue;
+      for (const fn of script.functions) {
+        const r = fn.ranges[0];
+        if (!r || r.count === 0) continue;
+        let s = -1;
+        for (let i = 0; i < sections.length && sections[i].at <= r.startOffset; i++) s = i;
+        // tsup's own shims (import.meta.url for CommonJS) are the build's, not a dependency
+        if (s >= 0 && sections[s].pkg && sections[s].pkg !== 'tsup') ran.add(sections[s].pkg!);
+      }
     }
   }
-  return { packages, modules, addon, sdk };
+  return [...ran];
+}
+
+function loadedBy(args: string[]): Loaded {
+  const covDir = mkdtempSync(join(tmpdir(), 'tet-startup-cov-'));
+  try {
+    const r = spawnSync(process.execPath, ['-e', RECORDER], {
+      encoding: 'utf8', cwd: ROOT,
+      env: { ...process.env, TET_ARGS: JSON.stringify(args), TET_NO_QUERY_HISTORY: '1', NODE_V8_COVERAGE: covDir },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
+    const files = JSON.parse(line!.slice('LOADED '.length)) as string[];
+    const cov = readdirSync(covDir).map((f) => JSON.parse(readFileSync(join(covDir, f), 'utf8')) as V8Coverage);
+    const packages = new Set<string>();
+    const modules = new Set<string>();
+    const builtins = new Set<string>();
+    let addon = false;
+    let sdk = false;
+    for (const f of files) {
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
+      if (pkg) packages.add(pkg[1]);
+      else if (f.endsWith('.node')) addon = true;
+      else if (f === join(ROOT, 'dist/index.cjs')) sdk = true;
+      else if (f.startsWith(join(ROOT, 'dist'))) {
+        for (const m of readFileSync(f, 'utf8').matchAll(/^\/\/ ((?:lib|schema)\/\S+)$/gm)) modules.add(m[1]);
+        for (const p of bundledPackagesRun(f, cov)) packages.add(p);
+      } else if (!f.startsWith('/')) builtins.add(f.replace(/^node:/, ''));
+    }
+    return { packages, modules, builtins, addon, sdk };
+  } finally {
+    rmSync(covDir, { recursive: true, force: true });
+  }
 }
 
 // Packages only conversion, export, TOML documents, a drawn bar or a picture need.
@@ -59,10 +100,12 @@ const HEAVY_PACKAGES = ['smol-toml', 'cli-progress', 'h5wasm', 'h5wasm-plugins',
   'numcodecs', 'vega', 'sharp'];
 
 describe.skipIf(!existsSync(CLI))('modules loaded at start', () => {
-  it('--version and --help: commander and the CLI entry only (no SDK, no addon)', () => {
+  it('--version and --help: commander and the CLI entry only (no SDK, no addon, no child_process)', () => {
     for (const args of [['--version'], ['--help'], ['query', '--help']]) {
       const l = loadedBy(args);
       expect([...l.packages], args.join(' ')).toEqual(['commander']);
+      // commander's require of it is made lazy at build time (tsup.config.ts)
+      expect(l.builtins.has('child_process'), args.join(' ')).toBe(false);
       expect(l.addon).toBe(false);
       expect(l.sdk, `${args.join(' ')} loads the SDK`).toBe(false);
       expect(l.modules.has('lib/cli/main.ts')).toBe(true);  // the chunk comments are there to read
