@@ -550,8 +550,7 @@ template <class S, class T, class F> struct PartialFold {
     const bool group_last = wu.groups && wu.group_axis == last;
     std::vector<BoxState<F>> gtmp(parts);  // group_last: per-slot tile scratch states
     // index / run lists on the last axis: per slot, the tile positions of the last tile's ordinals
-    std::vector<std::vector<uint64_t>> locs(parts);
-    std::vector<uint64_t> loc_tile(parts, 0);  // linear_chunk + 1 of the tile `locs` holds (0: none)
+    std::vector<Selection::LastAxisCache> locs(parts);
     SlotScratch gblk(parts, scratch_key);
 
     pool.parallel_for(t1 - t0, threads, [&](uint64_t tk, uint32_t slot) {
@@ -608,14 +607,13 @@ template <class S, class T, class F> struct PartialFold {
             // An index / run list on the last axis: a row's selected elements (adjacent in
             // selection order, so in the box) are gathered into one buffer row through their
             // tile positions (computed once per tile) and fold as one run.
-            std::vector<uint64_t>& loc = locs[slot];
-            if (loc_tile[slot] != ts.linear_chunk + 1) Selection::last_axis_positions(ts, nd, loc), loc_tile[slot] = ts.linear_chunk + 1;
+            const uint64_t* loc = locs[slot].of(ts, nd);
             const uint64_t ls = ts.tile_stride[last];
             Selection::for_each_row(ts, nd, e0, e1, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes& idx) {
               const uint64_t j0 = j_of(idx), pn = c1 - c0;
               if (bk > 0 && (bk == fold::kMaxRows || j0 != bj0 || pn != bn)) flush_batch();
               T* dst = buf.data() + bk * max_run;
-              gather_row<S, T>(v.data + off * sizeof(S), loc.data() + c0, ls, pn, dst);
+              gather_row<S, T>(v.data + off * sizeof(S), loc + c0, ls, pn, dst);
               xs[bk] = dst;
               fibs[bk] = fiber_of(idx);
               bj0 = j0, bn = pn, ++bk;
@@ -664,12 +662,11 @@ template <class S, class T, class F> struct PartialFold {
             } else if (wu.last_reduced && ts.nruns[last] > 1) {
               // an index / run list along the reduced last axis: a row's elements, gathered, are
               // one run of its output element (as a box row is)
-              std::vector<uint64_t>& loc = locs[slot];
-              if (loc_tile[slot] != ts.linear_chunk + 1) Selection::last_axis_positions(ts, nd, loc), loc_tile[slot] = ts.linear_chunk + 1;
+              const uint64_t* loc = locs[slot].of(ts, nd);
               const uint64_t ls = ts.tile_stride[last];
               Selection::for_each_row(ts, nd, wu.units[w].e0, wu.units[w].e1, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes& idx) {
                 T* dst = buf.data();
-                gather_row<S, T>(v.data + off * sizeof(S), loc.data() + c0, ls, c1 - c0, dst);
+                gather_row<S, T>(v.data + off * sizeof(S), loc + c0, ls, c1 - c0, dst);
                 State b;
                 F::consume(k, b, dst, c1 - c0);
                 if constexpr (kIsArg<F, T>)  // the run's ordinals are consecutive, as a box run's

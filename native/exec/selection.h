@@ -4,6 +4,7 @@
 // index-list / run-list axis is a list of unit-step runs, so in one chunk it is one or more runs
 // (PieceRun) and for_each_run stays the one iterator over both.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -106,6 +107,18 @@ class Selection {
     }
   }
 
+  // last_axis_positions of the tile last asked for, kept while the next ask is the same tile (one
+  // per pool slot of one fold: a tile's units come one after another). Valid for one selection:
+  // never keep one across queries (another selection's tile may share the linear chunk).
+  struct LastAxisCache {
+    std::vector<uint64_t> loc;
+    uint64_t tile = 0;  // linear_chunk + 1 of the tile `loc` holds (0: none)
+    const uint64_t* of(const TileSelection& ts, uint32_t ndim) {
+      if (tile != ts.linear_chunk + 1) last_axis_positions(ts, ndim, loc), tile = ts.linear_chunk + 1;
+      return loc.data();
+    }
+  };
+
   // Calls fn(row_offset, c0, c1, idx) for each row (a fixed index on every axis but the last) of
   // the tile-local ordinals [e0, e1): its selected elements are ordinals c0..c1-1 along the last
   // axis, at tile offsets row_offset + loc[c] * ts.tile_stride[last] (loc: last_axis_positions);
@@ -151,33 +164,25 @@ class Selection {
     }
     return lo;
   }
+  // for_each_run where some axis has several runs: the rows of for_each_row, each cut at the
+  // runs of the last axis when it has several (else the row is one run).
   template <class F> static void for_each_run_multi(const TileSelection& ts, uint32_t ndim, uint64_t e0, uint64_t e1, F& fn) {
     const uint32_t last = ndim - 1;
-    Axes idx{}, ri{};
-    uint64_t rem = e0;
-    for (int a = int(last); a >= 0; --a) idx[a] = rem % ts.n[a], rem /= ts.n[a];
-    for (uint32_t a = 0; a < ndim; ++a)
-      if (ts.nruns[a] > 1) ri[a] = find_run(ts.runs[a], ts.nruns[a], idx[a]);
-    auto run_end = [&](uint32_t a) { return ts.runs[a][ri[a]].s0 + ts.runs[a][ri[a]].n; };
-    uint64_t e = e0;
-    while (e < e1) {
-      uint64_t off = 0;
-      for (uint32_t a = 0; a < ndim; ++a) {
-        const uint64_t pos = ts.nruns[a] > 1 ? ts.runs[a][ri[a]].local0 + (idx[a] - ts.runs[a][ri[a]].s0)
-                                             : ts.local0[a] + idx[a] * ts.step[a];
-        off += pos * ts.tile_stride[a];
+    const uint64_t ls = ts.tile_stride[last];
+    for_each_row(ts, ndim, e0, e1, [&](uint64_t off, uint64_t c0, uint64_t c1, const Axes& row) {
+      if (ts.nruns[last] <= 1) {
+        fn(off + (ts.local0[last] + c0 * ts.step[last]) * ls, c1 - c0, row);
+        return;
       }
-      uint64_t len = (ts.nruns[last] > 1 ? run_end(last) : ts.n[last]) - idx[last];
-      if (len > e1 - e) len = e1 - e;
-      fn(off, len, idx);
-      e += len;
-      idx[last] += len;
-      if (ts.nruns[last] > 1 && idx[last] < ts.n[last] && idx[last] >= run_end(last)) ++ri[last];
-      for (uint32_t a = last; a > 0 && idx[a] >= ts.n[a]; --a) {
-        idx[a] = 0, ri[a] = 0, ++idx[a - 1];
-        if (ts.nruns[a - 1] > 1 && idx[a - 1] < ts.n[a - 1] && idx[a - 1] >= run_end(a - 1)) ++ri[a - 1];
+      Axes idx = row;
+      const PieceRun* runs = ts.runs[last];
+      for (uint64_t r = c0 == 0 ? 0 : find_run(runs, ts.nruns[last], c0), c = c0; c < c1; ++r) {
+        const uint64_t len = std::min(runs[r].s0 + runs[r].n, c1) - c;
+        idx[last] = c;
+        fn(off + (runs[r].local0 + (c - runs[r].s0)) * ls, len, idx);
+        c += len;
       }
-    }
+    });
   }
 };
 
