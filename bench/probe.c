@@ -59,6 +59,35 @@ static void die(const char* what) {
   exit(2);
 }
 
+// ---- threads: every mode fans out the same way ------------------------------------------
+#define MAX_THREADS 256
+
+// All online cores (at most MAX_THREADS); PROBE_THREADS overrides (for single-thread comparisons
+// while diagnosing).
+static int threads(void) {
+  const char* env = getenv("PROBE_THREADS");
+  long n = env && atoi(env) > 0 ? atoi(env) : sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+// Thread t's items [*b, *e) of n items split into nt nearly equal parts.
+static void share(uint64_t n, int nt, int t, uint64_t* b, uint64_t* e) {
+  uint64_t per = (n + (uint64_t)nt - 1) / (uint64_t)nt;
+  *b = per * (uint64_t)t, *e = *b + per;
+  if (*b > n) *b = n;
+  if (*e > n) *e = n;
+}
+
+// fn on each of jobs[0, nt) (job_size bytes apart): jobs 1.. on threads of their own, job 0 on
+// the calling thread; returns when all are done.
+static void run_threads(void* jobs, size_t job_size, int nt, void* (*fn)(void*)) {
+  pthread_t th[MAX_THREADS];
+  for (int t = 1; t < nt; t++)
+    if (pthread_create(&th[t], NULL, fn, (char*)jobs + (size_t)t * job_size)) die("pthread_create");
+  fn(jobs);
+  for (int t = 1; t < nt; t++) pthread_join(th[t], NULL);
+}
+
 static enum dtype parse_dtype(const char* s) {
   if (!strcmp(s, "f32")) return DT_F32;
   if (!strcmp(s, "f64")) return DT_F64;
@@ -169,27 +198,19 @@ static void* run_mm_job(void* arg) {
   return NULL;
 }
 
-static int cores(void);
-
 // One min+max pass over a mapped span on all cores.
 static void minmax_parallel(const uint8_t* base, uint64_t len, enum dtype dt, double* lo, double* hi) {
-  int nt = cores();
-  if (nt > 256) nt = 256;
-  size_t es = elem_size(dt);
-  uint64_t elems = len / es, per = (elems + (uint64_t)nt - 1) / (uint64_t)nt;
-  struct mm_job jobs[256];
-  pthread_t th[256];
+  const int nt = threads();
+  const size_t es = elem_size(dt);
+  struct mm_job jobs[MAX_THREADS];
   for (int t = 0; t < nt; t++) {
-    uint64_t b = per * (uint64_t)t, e = b + per;
-    if (b > elems) b = elems;
-    if (e > elems) e = elems;
+    uint64_t b, e;
+    share(len / es, nt, t, &b, &e);
     jobs[t] = (struct mm_job){base, b * es, e * es, dt, __builtin_inf(), -__builtin_inf()};
-    if (t > 0 && pthread_create(&th[t], NULL, run_mm_job, &jobs[t])) die("pthread_create");
   }
-  run_mm_job(&jobs[0]);
+  run_threads(jobs, sizeof jobs[0], nt, run_mm_job);
   *lo = jobs[0].lo, *hi = jobs[0].hi;
   for (int t = 1; t < nt; t++) {
-    pthread_join(th[t], NULL);
     if (jobs[t].end > jobs[t].begin) {
       *lo = jobs[t].lo < *lo ? jobs[t].lo : *lo;
       *hi = jobs[t].hi > *hi ? jobs[t].hi : *hi;
@@ -239,35 +260,19 @@ static void* run_job(void* arg) {
   return NULL;
 }
 
-// All online cores; PROBE_THREADS overrides (for single-thread comparisons while diagnosing).
-static int cores(void) {
-  const char* env = getenv("PROBE_THREADS");
-  if (env && atoi(env) > 0) return atoi(env);
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1 : (int)n;
-}
-
 static double fold_parallel(enum source src, const uint8_t* base, int fd, uint64_t file_off,
                             uint64_t len, enum dtype dt) {
-  int nt = cores();
-  size_t es = elem_size(dt);
-  uint64_t elems = len / es, per = (elems + (uint64_t)nt - 1) / (uint64_t)nt;
-  struct job jobs[256];
-  pthread_t th[256];
-  if (nt > 256) nt = 256;
+  const int nt = threads();
+  const size_t es = elem_size(dt);
+  struct job jobs[MAX_THREADS];
   for (int t = 0; t < nt; t++) {
-    uint64_t b = per * (uint64_t)t, e = b + per;
-    if (b > elems) b = elems;
-    if (e > elems) e = elems;
+    uint64_t b, e;
+    share(len / es, nt, t, &b, &e);
     jobs[t] = (struct job){src, base, fd, file_off, b * es, e * es, dt, 0};
-    if (t > 0 && pthread_create(&th[t], NULL, run_job, &jobs[t])) die("pthread_create");
   }
-  run_job(&jobs[0]);
-  double s = jobs[0].sum;
-  for (int t = 1; t < nt; t++) {
-    pthread_join(th[t], NULL);
-    s += jobs[t].sum;
-  }
+  run_threads(jobs, sizeof jobs[0], nt, run_job);
+  double s = 0;
+  for (int t = 0; t < nt; t++) s += jobs[t].sum;
   return s;
 }
 
@@ -315,7 +320,7 @@ static int mode_span(const char* mode, int argc, char** argv) {
     }
     qsort(t, (size_t)reps, sizeof(double), cmp_double);
     printf("{\"mode\":\"warm-minmax\",\"seconds\":%.9f,\"best\":%.9f,\"min\":%.17g,\"max\":%.17g,\"bytes\":%llu,\"threads\":%d}\n",
-           t[reps / 2], t[0], lo, hi, (unsigned long long)len, cores());
+           t[reps / 2], t[0], lo, hi, (unsigned long long)len, threads());
     free(t);
     munmap(mb, ml);
     close(fd);
@@ -336,7 +341,7 @@ static int mode_span(const char* mode, int argc, char** argv) {
     qsort(t, (size_t)reps, sizeof(double), cmp_double);
     secs = t[reps / 2];
     printf("{\"mode\":\"warm\",\"seconds\":%.9f,\"best\":%.9f,\"sum\":%.17g,\"bytes\":%llu,\"threads\":%d}\n",
-           secs, t[0], sum, (unsigned long long)len, cores());
+           secs, t[0], sum, (unsigned long long)len, threads());
     free(t);
     munmap(mb, ml);
     close(fd);
@@ -359,7 +364,7 @@ static int mode_span(const char* mode, int argc, char** argv) {
   close(fd);
   secs = now_s() - t0;
   printf("{\"mode\":\"%s\",\"seconds\":%.9f,\"sum\":%.17g,\"bytes\":%llu,\"threads\":%d}\n", mode, secs,
-         sum, (unsigned long long)len, cores());
+         sum, (unsigned long long)len, threads());
   return 0;
 }
 
@@ -442,22 +447,16 @@ static int mode_rows(int argc, char** argv) {
     const uint8_t* p = map_span(fd, first_at, end_at - first_at, 0, &mb, &ml);
     base = p - first_at;
   }
-  int nt = cores();
-  if (nt > 256) nt = 256;
-  struct rjob jobs[256];
-  pthread_t th[256];
-  uint64_t per = (n + (uint64_t)nt - 1) / (uint64_t)nt;
+  const int nt = threads();
+  struct rjob jobs[MAX_THREADS];
   for (int t = 0; t < nt; t++) {
-    uint64_t b = per * (uint64_t)t, e = b + per;
-    if (b > n) b = n;
-    if (e > n) e = n;
+    uint64_t b, e;
+    share(n, nt, t, &b, &e);
     jobs[t] = (struct rjob){pread_mode, minmax, base, fd, off, row_bytes, step, b, e, row0, dt, 0, 0, 0};
-    if (t > 0 && pthread_create(&th[t], NULL, run_rjob, &jobs[t])) die("pthread_create");
   }
-  run_rjob(&jobs[0]);
+  run_threads(jobs, sizeof jobs[0], nt, run_rjob);
   double sum = jobs[0].sum, lo = jobs[0].lo, hi = jobs[0].hi;
   for (int t = 1; t < nt; t++) {
-    pthread_join(th[t], NULL);
     sum += jobs[t].sum;
     lo = jobs[t].lo < lo ? jobs[t].lo : lo, hi = jobs[t].hi > hi ? jobs[t].hi : hi;
   }
@@ -595,23 +594,15 @@ static int mode_zstd(int argc, char** argv) {
     if (t < best1) best1 = t;
   }
   // All cores: decode + fold, chunks dealt round-robin. Best of reps.
-  int nt = cores();
-  if (nt > 256) nt = 256;
+  const int nt = threads();
   double bestn = 1e300, sum = 0;
   for (int r = 0; r < reps; r++) {
-    struct zjob jobs[256];
-    pthread_t th[256];
+    struct zjob jobs[MAX_THREADS];
     double a = now_s();
-    for (int t = 0; t < nt; t++) {
-      jobs[t] = (struct zjob){f, fr, (size_t)t, n, nt, 1, dt, 0, 0};
-      if (t > 0 && pthread_create(&th[t], NULL, run_zjob, &jobs[t])) die("pthread_create");
-    }
-    run_zjob(&jobs[0]);
-    double s = jobs[0].sum;
-    for (int t = 1; t < nt; t++) {
-      pthread_join(th[t], NULL);
-      s += jobs[t].sum;
-    }
+    for (int t = 0; t < nt; t++) jobs[t] = (struct zjob){f, fr, (size_t)t, n, nt, 1, dt, 0, 0};
+    run_threads(jobs, sizeof jobs[0], nt, run_zjob);
+    double s = 0;
+    for (int t = 0; t < nt; t++) s += jobs[t].sum;
     double t = now_s() - a;
     sum = s;
     if (t < bestn) bestn = t;
@@ -692,20 +683,12 @@ static int mode_zstd_rows(int argc, char** argv) {
     if (a < b && (step == 1 || (a - row0 + step - 1) / step * step + row0 < b)) fr[k] = all[i], c_row0[k++] = at;
     at += rows;
   }
-  int nt = cores();
-  if (nt > 256) nt = 256;
-  struct zrjob jobs[256];
-  pthread_t th[256];
-  for (int t = 0; t < nt; t++) {
-    jobs[t] = (struct zrjob){f, fr, c_row0, (size_t)t, k, nt, row_bytes, row0, row1, step, dt, 0};
-    if (t > 0 && pthread_create(&th[t], NULL, run_zrjob, &jobs[t])) die("pthread_create");
-  }
-  run_zrjob(&jobs[0]);
-  double sum = jobs[0].sum;
-  for (int t = 1; t < nt; t++) {
-    pthread_join(th[t], NULL);
-    sum += jobs[t].sum;
-  }
+  const int nt = threads();
+  struct zrjob jobs[MAX_THREADS];
+  for (int t = 0; t < nt; t++) jobs[t] = (struct zrjob){f, fr, c_row0, (size_t)t, k, nt, row_bytes, row0, row1, step, dt, 0};
+  run_threads(jobs, sizeof jobs[0], nt, run_zrjob);
+  double sum = 0;
+  for (int t = 0; t < nt; t++) sum += jobs[t].sum;
   munmap((void*)f, flen);
   close(fd);
   double secs = now_s() - t0;
