@@ -185,6 +185,8 @@ export interface NativeBinding {
   engineStats(): { queriesRunning: number; queriesCancelled: number; teardownCancels: number };
   hostInfo(): { cores: number; totalRamBytes: number; availableRamBytes: number; simd: string; buildFlags: string;
     devices: NativeDevice[]; deviceBackend: string; deviceStatus: string; deviceDetail: string };
+  /** MemAvailable in bytes (0 = unknown), without hostInfo()'s pool start and device probe. */
+  availableRamBytes(): number;
   /** The device routing of a query (token, op and dtype wire codes, scalar, sizes). */
   routeDevice(req: { token: string; op: number; dtype: number; scalar: boolean; logicalBytes: number; chunks: number;
     outElements: number }): NativeDeviceRoute;

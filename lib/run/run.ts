@@ -68,7 +68,8 @@ export function compileForRun(planned: PlannedQuery, target: QueryTarget,
   return compileExecution(planned, target, {
     preview: opts.preview ?? DEFAULT_PREVIEW,
     spillAllow: opts.spillAllow,
-    hostAvailableRamBytes: binding().hostInfo().availableRamBytes,
+    // MemAvailable only: hostInfo() would also start the pool and probe the device module
+    hostAvailableRamBytes: binding().availableRamBytes(),
     device: opts.device,
     routeDevice: (q) => binding().routeDevice(q),
   });

@@ -27,11 +27,13 @@ uint64_t meminfo_kib(const char* key) {
 }
 }  // namespace
 
+uint64_t host_available_ram_bytes() { return meminfo_kib("MemAvailable") * 1024; }
+
 HostInfo host_info() {
   HostInfo h;
   h.cores = exec::ThreadPool::instance().size();
   h.total_ram_bytes = meminfo_kib("MemTotal") * 1024;
-  h.available_ram_bytes = meminfo_kib("MemAvailable") * 1024;
+  h.available_ram_bytes = host_available_ram_bytes();
   h.simd = fold::isa_name(fold::best_isa());
   const device::Backend& be = device::backend();
   h.build_flags = std::string("cuda=") + (be.api != nullptr ? "on" : "off") + " metal=off";

@@ -35,7 +35,7 @@ class TetAddon : public Napi::Addon<TetAddon> {
         {"execute", Execute}, {"executePartial", ExecutePartial}, {"mergePartials", MergePartials}, {"closeFile", CloseFile}, {"createCancelToken", CreateCancelToken},
         {"cancel", Cancel}, {"progressOf", ProgressOf}, {"verifyTiles", VerifyTiles}, {"repairFooter", RepairFooter},
         {"repairCells", RepairCells}, {"verifyTables", VerifyTables},
-        {"hostInfo", HostInfo}, {"routeDevice", RouteDevice}, {"writerCreate", WriterCreate},
+        {"hostInfo", HostInfo}, {"availableRamBytes", AvailableRamBytes}, {"routeDevice", RouteDevice}, {"writerCreate", WriterCreate},
         {"writerSetExecution", WriterSetExecution}, {"writerAddDataset", WriterAddDataset},
         {"writerWriteChunk", WriterWriteChunk}, {"writerWriteSlab", WriterWriteSlab}, {"writerSetFooter", WriterSetFooter},
         {"writerCommit", WriterCommit}, {"writerAbort", WriterAbort}, {"engineStats", EngineStatsOf},

@@ -374,6 +374,12 @@ Napi::Value HostInfo(const Napi::CallbackInfo& info) {
   });
 }
 
+// availableRamBytes(): MemAvailable in bytes (0 = unknown), for each query's budget.
+Napi::Value AvailableRamBytes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guard(env, [&]() -> Napi::Value { return Napi::Number::New(env, static_cast<double>(host_available_ram_bytes())); });
+}
+
 // routeDevice({token, op, dtype, scalar, logicalBytes, chunks, outElements}): the native
 // routing decision (tet/device.h) lib/plan/compile.ts reports and encodes into the plan.
 Napi::Value RouteDevice(const Napi::CallbackInfo& info) {

@@ -23,6 +23,7 @@ Napi::Value CreateCancelToken(const Napi::CallbackInfo& info);
 Napi::Value Cancel(const Napi::CallbackInfo& info);
 Napi::Value ProgressOf(const Napi::CallbackInfo& info);
 Napi::Value HostInfo(const Napi::CallbackInfo& info);
+Napi::Value AvailableRamBytes(const Napi::CallbackInfo& info);
 Napi::Value RouteDevice(const Napi::CallbackInfo& info);
 Napi::Value EngineStatsOf(const Napi::CallbackInfo& info);
 

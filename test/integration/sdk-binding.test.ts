@@ -2,6 +2,7 @@
 // handles, cancellation, plan validation errors and host facts.
 import { SHARED } from '../support/paths';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { binding } from '../../lib/binding';
 import { encodePlan } from '../../lib/plan/encode';
@@ -82,5 +83,16 @@ describe('native binding', () => {
     expect(h.totalRamBytes).toBeGreaterThan(0);
     expect(typeof h.simd).toBe('string');
     expect(typeof h.buildFlags).toBe('string');
+  });
+
+  it.skipIf(process.platform !== 'linux')('availableRamBytes is /proc/meminfo MemAvailable (what each query budget uses)', () => {
+    const kib = () => Number(/^MemAvailable:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]);
+    const before = kib();
+    const got = binding().availableRamBytes();
+    const after = kib();
+    // the figure moves while other processes run: within the two readings around the call, +-64 MiB
+    expect(got).toBeGreaterThanOrEqual(Math.min(before, after) * 1024 - (64 << 20));
+    expect(got).toBeLessThanOrEqual(Math.max(before, after) * 1024 + (64 << 20));
+    expect(got % 1024).toBe(0);
   });
 });

@@ -26,5 +26,9 @@ struct HostInfo {
 };
 
 HostInfo host_info();
+// MemAvailable alone (0 = unknown): what each query's budget needs, without host_info()'s start of
+// the thread pool and probe of the device module (a first query that asks for no device pays
+// neither).
+uint64_t host_available_ram_bytes();
 
 }  // namespace tet
