@@ -19,6 +19,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "tet_cuda_abi.h"
+
 #if defined(__CUDACC__)
 #define TET_HD __host__ __device__ __forceinline__
 #else
@@ -457,6 +459,165 @@ TET_HD void flush_sum(double& s, double& c, double& block) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Partial jobs (tet_cuda_partial_job): one box element and its events in order, with the CPU's
+// row steps above. The block of the blocked sum layouts (fold/soa.h RowScratch: the f64 block,
+// the NaN-skipping counts, the small-integer block) lives in the caller's registers: zero before
+// the first event and after every flush (a job always ends with its last unit's flush).
+
+// The sum family's partial layout (fold/ops/sum.h Sum::kind).
+enum class SumKind : uint32_t { F64, NanF64, SmallInt, BigInt };
+template <class T> TET_HD SumKind sum_kind(uint32_t op) {
+  if (!sum_exact_int<T>(op)) return is_float<T>() && op == 19 ? SumKind::NanF64 : SumKind::F64;
+  return sizeof(T) <= 4 ? SumKind::SmallInt : SumKind::BigInt;
+}
+
+// A stored element as the fold type (f16 bits widen to f32, as the CPU's load does).
+template <class S, class T> TET_HD T widen(S x) {
+  if constexpr (sizeof(S) == 2 && std::is_same<T, float>::value) return f16_to_f32(x);
+  else return T(x);
+}
+
+// Element j's events [ev, ev + n_ev) against the job's batches and tiles (base pointers of the
+// staged tile elements); col as tet_cuda_partial_job documents it.
+template <class S, class T>
+TET_HD void partial_element(uint32_t op, void* const* col, uint64_t j, const uint32_t* ev, uint64_t n_ev,
+                            const tet_cuda_batch* batches, const S* const* tiles) {
+  const Family fam = family_of(op);
+  const SumKind sk = sum_kind<T>(op);
+  const Xform xf = sum_xform(op);
+  double bs = 0, bn = 0;
+  int64_t bi = 0;
+  bool touched = false;
+  T v[kMaxRows];
+  for (uint64_t e = 0; e < n_ev; ++e) {
+    if (ev[e] == TET_CUDA_FLUSH) {
+      if (fam == Family::Sum && touched) {
+        if (sk == SumKind::F64 || sk == SumKind::NanF64) {
+          neumaier_add(static_cast<double*>(col[0])[j], static_cast<double*>(col[1])[j], bs);
+          bs = 0;
+          if (sk == SumKind::NanF64) static_cast<double*>(col[2])[j] += bn, bn = 0;
+        } else if (sk == SumKind::SmallInt) {
+          static_cast<__int128*>(col[0])[j] += bi;
+          bi = 0;
+        }
+      }
+      touched = false;
+      continue;
+    }
+    const tet_cuda_batch& b = batches[ev[e]];
+    const uint64_t o = j - b.j0;
+    const S* x = tiles[b.tile];
+    const uint32_t k = b.k < kMaxRows ? b.k : kMaxRows;
+    for (uint32_t i = 0; i < k; ++i) v[i] = widen<S, T>(x[b.row[i] + o]);
+    touched = true;
+    switch (fam) {
+      case Family::Sum:
+        if (sk == SumKind::F64) {
+          for (uint32_t i = 0; i < k; ++i) row_add(bs, double(v[i]), xf);
+        } else if (sk == SumKind::NanF64) {
+          for (uint32_t i = 0; i < k; ++i) row_add_nan(bs, bn, double(v[i]));
+        } else if (sk == SumKind::SmallInt) {
+          for (uint32_t i = 0; i < k; ++i) bi += int64_t(v[i]);
+        } else {
+          __int128& a = static_cast<__int128*>(col[0])[j];
+          for (uint32_t i = 0; i < k; ++i) a += static_cast<__int128>(v[i]);
+        }
+        break;
+      case Family::Extrema: {
+        T& m = static_cast<T*>(col[0])[j];
+        uint8_t f = 0;
+        for (uint32_t i = 0; i < k; ++i) row_ext(m, f, v[i], op == 3);
+        if (is_float<T>()) static_cast<uint8_t*>(col[1])[j] |= f;
+        break;
+      }
+      case Family::Moments: {
+        double d[kMaxRows];
+        for (uint32_t i = 0; i < k; ++i) d[i] = double(v[i]);
+        row_var_batch(static_cast<double*>(col[0])[j], static_cast<double*>(col[1])[j], static_cast<double*>(col[2])[j], d,
+                      k, is_float<T>() && op == 20);
+        break;
+      }
+      case Family::Counts:
+        if (op != 5) {
+          uint64_t& u = static_cast<uint64_t*>(col[0])[j];
+          for (uint32_t i = 0; i < k; ++i) u += count_pred<T>(op, v[i]);
+        }
+        break;
+      case Family::Product: {
+        double& p = static_cast<double*>(col[0])[j];
+        for (uint32_t i = 0; i < k; ++i) p *= double(v[i]);
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+// fn(S{}, T{}) for a dtype wire code: the stored type S and the fold type T (f16: its bits, f32);
+// TET_CUDA_ERR_ARGS for a code no module folds. Host side, for both modules' entry points.
+template <class Fn> inline int by_dtype(uint32_t dtype, Fn&& fn) {
+  switch (dtype) {
+    case 1: return fn(float(), float());
+    case 2: return fn(double(), double());
+    case 3: return fn(int32_t(), int32_t());
+    case 4: return fn(int64_t(), int64_t());
+    case 5: return fn(uint8_t(), uint8_t());
+    case 6: return fn(uint16_t(), uint16_t());
+    case 7: return fn(int16_t(), int16_t());
+    case 8: return fn(uint32_t(), uint32_t());
+    case 9: return fn(uint16_t(), float());
+    case 10: return fn(uint64_t(), uint64_t());
+    default: return TET_CUDA_ERR_ARGS;
+  }
+}
+
+// Why a partial job is malformed (nullptr: it is not): every index and range checked against
+// the job's own sizes before a kernel reads anything. Host side, for both modules.
+inline const char* partial_job_invalid(const tet_cuda_partial_job* job) {
+  if (job == nullptr || job->struct_size < sizeof(tet_cuda_partial_job)) return "job struct too small";
+  for (uint64_t b = 0; b < job->n_batches; ++b) {
+    const tet_cuda_batch& x = job->batches[b];
+    if (x.tile >= job->n_tiles || x.k == 0 || x.k > kMaxRows || x.n == 0) return "batch shape";
+    if (x.j0 > job->box_len || x.n > job->box_len - x.j0) return "batch outside the box";
+    const uint64_t elems = job->tiles[x.tile].elems;
+    for (uint32_t i = 0; i < x.k; ++i)
+      if (x.row[i] > elems || x.n > elems - x.row[i]) return "batch row outside its tile";
+  }
+  for (uint64_t s = 0; s < job->n_spans; ++s) {
+    const tet_cuda_span& sp = job->spans[s];
+    if (sp.n == 0 || sp.n > TET_CUDA_SPAN_MAX || sp.j0 > job->box_len || sp.n > job->box_len - sp.j0) return "span outside the box";
+    if (sp.ev0 > sp.ev1 || sp.ev1 > job->n_events) return "span events out of range";
+    for (uint64_t e = sp.ev0; e < sp.ev1; ++e) {
+      const uint32_t ev = job->events[e];
+      if (ev == TET_CUDA_FLUSH) continue;
+      if (ev >= job->n_batches) return "event names no batch";
+      const tet_cuda_batch& x = job->batches[ev];
+      if (sp.j0 < x.j0 || sp.j0 + sp.n > x.j0 + x.n) return "span not inside its batch";
+    }
+  }
+  return nullptr;
+}
+
+// Bytes per box element of each partial column (0: no such column), as tet_cuda_partial_job lays
+// them out.
+template <class T> TET_HD void partial_col_bytes(uint32_t op, uint32_t out[4]) {
+  out[0] = out[1] = out[2] = out[3] = 0;
+  switch (family_of(op)) {
+    case Family::Sum: {
+      const SumKind sk = sum_kind<T>(op);
+      if (sk == SumKind::F64 || sk == SumKind::NanF64) out[0] = out[1] = 8, out[2] = sk == SumKind::NanF64 ? 8 : 0;
+      else out[0] = 16;
+      break;
+    }
+    case Family::Extrema: out[0] = sizeof(T), out[1] = is_float<T>() ? 1 : 0; break;
+    case Family::Moments: out[0] = out[1] = out[2] = 8; break;
+    case Family::Counts: out[0] = op == 5 ? 0 : 8; break;
+    case Family::Product: out[0] = 8; break;
+    default: break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Encoded states: the families' little-endian encode (fold/ops/*.h), the ABI's state format
 // (cuda/tet_cuda_abi.h). The backends run on little-endian hosts only (x86-64, arm64).
 
@@ -503,6 +664,8 @@ template <class T> TET_HD void fold_unit_encoded(uint32_t op, const T* x, uint64
 constexpr uint64_t kScalarOpMask = (1ull << 1) | (1ull << 2) | (1ull << 3) | (1ull << 4) | (1ull << 5) | (1ull << 6) |
                                    (1ull << 7) | (1ull << 8) | (1ull << 9) | (1ull << 10) | (1ull << 11) | (1ull << 12) |
                                    (1ull << 13) | (1ull << 16) | (1ull << 17) | (1ull << 19) | (1ull << 20);
+// Partial folds: the same ops (the last axis kept: row batches; reduced: runs as scalar units).
+constexpr uint64_t kPartialOpMask = kScalarOpMask;
 // Dtype wire codes (tet::DType): f32 1, f64 2, i32 3, i64 4, u8 5, u16 6, i16 7, u32 8, f16 9, u64 10.
 constexpr uint32_t kDtypeMask = 0x7feu;
 

@@ -67,7 +67,7 @@ int stub_device_info(uint32_t ordinal, tet_cuda_device* out) {
 void stub_caps(tet_cuda_caps* c) {
   c->dtype_mask = stub().dtypes;
   c->scalar_op_mask = kScalarOpMask;
-  c->partial_op_mask = 0;  // partial folds: see cuda/README.md (CPU in this build)
+  c->partial_op_mask = kPartialOpMask;
 }
 
 int stub_resident(uint32_t ordinal, uint64_t key) {
@@ -76,28 +76,57 @@ int stub_resident(uint32_t ordinal, uint64_t key) {
   return s.resident.count({ordinal, key}) ? 1 : 0;
 }
 
-// Tiles with host == NULL come from the resident copies (as the CUDA module's cache does).
+// Each tile's elements: the caller's host copy, or (host == NULL) the resident copy, which is
+// never erased while folding (the stub does not evict).
+template <class S>
+int tile_data(const tet_cuda_tile* tiles, uint64_t n, uint32_t ordinal, std::vector<const S*>& data, char* err, size_t len) {
+  Stub& s = stub();
+  data.assign(n, nullptr);
+  std::lock_guard<std::mutex> g(s.mu);
+  for (uint64_t t = 0; t < n; ++t) {
+    const tet_cuda_tile& tl = tiles[t];
+    if (tl.host != nullptr) { data[t] = static_cast<const S*>(tl.host); continue; }
+    auto it = s.resident.find({ordinal, tl.key});
+    if (it == s.resident.end() || it->second.size() != tl.elems * sizeof(S)) {
+      std::snprintf(err, len, "host stub: tile key %llx is not resident", (unsigned long long)tl.key);
+      return TET_CUDA_ERR_ARGS;
+    }
+    data[t] = reinterpret_cast<const S*>(it->second.data());
+  }
+  return TET_CUDA_OK;
+}
+
+// Whole tiles of a finished job stay "resident" (a copy) within the budget.
+template <class S> void keep_resident(const tet_cuda_tile* tiles, uint64_t n, uint32_t ordinal, uint64_t budget) {
+  Stub& s = stub();
+  std::lock_guard<std::mutex> g(s.mu);
+  for (uint64_t t = 0; t < n; ++t) {
+    const tet_cuda_tile& tl = tiles[t];
+    const uint64_t bytes = tl.elems * sizeof(S);
+    if (tl.key == 0 || tl.host == nullptr || s.resident_bytes + bytes > budget) continue;
+    const auto* p = static_cast<const uint8_t*>(tl.host);
+    if (s.resident.emplace(std::make_pair(ordinal, tl.key), std::vector<uint8_t>(p, p + bytes)).second)
+      s.resident_bytes += bytes;
+  }
+}
+
+// TET_CUDA_STUB_FAIL (read per call, so one test process can inject and clear failures).
+int injected_failure(char* err, size_t len) {
+  const char* f = std::getenv("TET_CUDA_STUB_FAIL");
+  if (f == nullptr) return TET_CUDA_OK;
+  const bool vram = std::strcmp(f, "vram") == 0;
+  std::snprintf(err, len, "host stub: injected %s failure", vram ? "out-of-memory" : "runtime");
+  return vram ? TET_CUDA_ERR_VRAM : TET_CUDA_ERR_RUNTIME;
+}
+
 template <class S, class T> int fold_as(const tet_cuda_scalar_job* job, char* err, size_t len) {
   const uint32_t sb = encoded_bytes<T>(job->op);
   if (sb == 0 || job->state_bytes != sb) {
     std::snprintf(err, len, "host stub: op %u has no device state of %llu bytes", job->op, (unsigned long long)job->state_bytes);
     return TET_CUDA_ERR_ARGS;
   }
-  Stub& s = stub();
-  std::vector<const S*> data(job->n_tiles);
-  {
-    std::lock_guard<std::mutex> g(s.mu);
-    for (uint64_t t = 0; t < job->n_tiles; ++t) {
-      const tet_cuda_tile& tl = job->tiles[t];
-      if (tl.host != nullptr) { data[t] = static_cast<const S*>(tl.host); continue; }
-      auto it = s.resident.find({job->ordinal, tl.key});
-      if (it == s.resident.end() || it->second.size() != tl.elems * sizeof(S)) {
-        std::snprintf(err, len, "host stub: tile key %llx is not resident", (unsigned long long)tl.key);
-        return TET_CUDA_ERR_ARGS;
-      }
-      data[t] = reinterpret_cast<const S*>(it->second.data());  // never erased while folding (no eviction)
-    }
-  }
+  std::vector<const S*> data;
+  if (const int rc = tile_data<S>(job->tiles, job->n_tiles, job->ordinal, data, err, len)) return rc;
   std::vector<T> buf;
   for (uint64_t u = 0; u < job->n_units; ++u) {
     const tet_cuda_unit& un = job->units[u];
@@ -113,44 +142,45 @@ template <class S, class T> int fold_as(const tet_cuda_scalar_job* job, char* er
     }
     fold_unit_encoded<T>(job->op, buf.data(), un.n, job->states + u * sb);
   }
-  std::lock_guard<std::mutex> g(s.mu);
-  for (uint64_t t = 0; t < job->n_tiles; ++t) {
-    const tet_cuda_tile& tl = job->tiles[t];
-    const uint64_t bytes = tl.elems * sizeof(S);
-    if (tl.key == 0 || tl.host == nullptr || s.resident_bytes + bytes > job->cache_budget) continue;
-    const auto* p = static_cast<const uint8_t*>(tl.host);
-    if (s.resident.emplace(std::make_pair(job->ordinal, tl.key), std::vector<uint8_t>(p, p + bytes)).second)
-      s.resident_bytes += bytes;
-  }
+  keep_resident<S>(job->tiles, job->n_tiles, job->ordinal, job->cache_budget);
   return TET_CUDA_OK;
 }
 
 int stub_scalar_fold(const tet_cuda_scalar_job* job, char* err, size_t len) {
   if (job == nullptr || job->struct_size < sizeof(tet_cuda_scalar_job)) return TET_CUDA_ERR_ARGS;
-  // Read per call, so one test process can inject and clear failures.
-  if (const char* f = std::getenv("TET_CUDA_STUB_FAIL")) {
-    const bool vram = std::strcmp(f, "vram") == 0;
-    std::snprintf(err, len, "host stub: injected %s failure", vram ? "out-of-memory" : "runtime");
-    return vram ? TET_CUDA_ERR_VRAM : TET_CUDA_ERR_RUNTIME;
-  }
-  switch (job->dtype) {
-    case 1: return fold_as<float, float>(job, err, len);
-    case 2: return fold_as<double, double>(job, err, len);
-    case 3: return fold_as<int32_t, int32_t>(job, err, len);
-    case 4: return fold_as<int64_t, int64_t>(job, err, len);
-    case 5: return fold_as<uint8_t, uint8_t>(job, err, len);
-    case 6: return fold_as<uint16_t, uint16_t>(job, err, len);
-    case 7: return fold_as<int16_t, int16_t>(job, err, len);
-    case 8: return fold_as<uint32_t, uint32_t>(job, err, len);
-    case 9: return fold_as<uint16_t, float>(job, err, len);
-    case 10: return fold_as<uint64_t, uint64_t>(job, err, len);
-    default: return TET_CUDA_ERR_ARGS;
-  }
+  if (const int rc = injected_failure(err, len)) return rc;
+  return by_dtype(job->dtype, [&](auto s, auto t) { return fold_as<decltype(s), decltype(t)>(job, err, len); });
 }
 
-int stub_partial_fold(const tet_cuda_partial_job*, char* err, size_t len) {
-  std::snprintf(err, len, "host stub: partial folds are not offered (partial_op_mask = 0)");
-  return TET_CUDA_ERR_ARGS;
+// Every element of every span runs
+// its events (cuda/fold_arith.h partial_element, as the CUDA kernel does per thread).
+template <class S, class T> int partial_as(const tet_cuda_partial_job* job, char* err, size_t len) {
+  if (const char* why = partial_job_invalid(job)) {
+    std::snprintf(err, len, "host stub: malformed partial job: %s", why);
+    return TET_CUDA_ERR_ARGS;
+  }
+  uint32_t cb[4];
+  partial_col_bytes<T>(job->op, cb);
+  for (int c = 0; c < 4; ++c)
+    if (cb[c] != 0 && job->col[c] == nullptr) {
+      std::snprintf(err, len, "host stub: partial column %d missing", c);
+      return TET_CUDA_ERR_ARGS;
+    }
+  std::vector<const S*> data;
+  if (const int rc = tile_data<S>(job->tiles, job->n_tiles, job->ordinal, data, err, len)) return rc;
+  for (uint64_t sp = 0; sp < job->n_spans; ++sp) {
+    const tet_cuda_span& x = job->spans[sp];
+    for (uint64_t o = 0; o < x.n; ++o)
+      partial_element<S, T>(job->op, job->col, x.j0 + o, job->events + x.ev0, x.ev1 - x.ev0, job->batches, data.data());
+  }
+  keep_resident<S>(job->tiles, job->n_tiles, job->ordinal, job->cache_budget);
+  return TET_CUDA_OK;
+}
+
+int stub_partial_fold(const tet_cuda_partial_job* job, char* err, size_t len) {
+  if (job == nullptr || job->struct_size < sizeof(tet_cuda_partial_job)) return TET_CUDA_ERR_ARGS;
+  if (const int rc = injected_failure(err, len)) return rc;
+  return by_dtype(job->dtype, [&](auto s, auto t) { return partial_as<decltype(s), decltype(t)>(job, err, len); });
 }
 
 void* stub_staging(uint64_t) { return nullptr; }

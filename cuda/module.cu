@@ -296,6 +296,22 @@ void launch(uint32_t op, const DevUnit* d_units, uint64_t n_units, uint8_t* d_st
   }
 }
 
+// Partial folds: one block per span (<= TET_CUDA_SPAN_MAX box elements), one thread per element
+// running the element's events in order (fold_arith.h partial_element: the CPU's row steps and
+// batch boundaries, the sum block in registers). Threads of a block read consecutive elements of
+// each row, so the loads coalesce.
+struct PartialCols {
+  void* c[4];
+};
+template <class S, class T>
+__global__ void k_partial(uint32_t op, const tet_cuda_span* spans, const uint32_t* events, const tet_cuda_batch* batches,
+                          const S* const* tiles, PartialCols cols) {
+  const tet_cuda_span sp = spans[blockIdx.x];
+  if (threadIdx.x >= sp.n) return;
+  void* col[4] = {cols.c[0], cols.c[1], cols.c[2], cols.c[3]};
+  partial_element<S, T>(op, col, sp.j0 + threadIdx.x, events + sp.ev0, sp.ev1 - sp.ev0, batches, tiles);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Per-thread, per-device resources and the tile cache
 
@@ -315,6 +331,7 @@ cudaError_t grow_device(Buffer& b, size_t bytes) {
 struct ThreadDevice {
   cudaStream_t stream = nullptr;
   Buffer stage, units, states;
+  Buffer batches, spans, events, tileptrs, cols[4];  // partial jobs
 };
 
 struct ThreadState {
@@ -324,7 +341,9 @@ struct ThreadState {
     for (auto& kv : dev) {
       cudaSetDevice(int(kv.first));
       if (kv.second.stream) cudaStreamDestroy(kv.second.stream);
-      for (Buffer* b : {&kv.second.stage, &kv.second.units, &kv.second.states})
+      ThreadDevice& d = kv.second;
+      for (Buffer* b : {&d.stage, &d.units, &d.states, &d.batches, &d.spans, &d.events, &d.tileptrs, &d.cols[0], &d.cols[1],
+                        &d.cols[2], &d.cols[3]})
         if (b->p) cudaFree(b->p);
     }
     if (pinned.p) cudaFreeHost(pinned.p);
@@ -367,92 +386,179 @@ int fail(cudaError_t e, char* err, size_t len, const char* what) {
   return e == cudaErrorMemoryAllocation ? TET_CUDA_ERR_VRAM : TET_CUDA_ERR_RUNTIME;
 }
 
+// A job's tiles on the device: host tiles (back to back in the caller's staging, pinned when it
+// came from staging()) go over in one copy on the thread's stream; resident tiles are pinned in
+// the cache until release(). dptr[t] is tile t's device address.
+struct JobTiles {
+  uint32_t ordinal = 0;
+  std::vector<const uint8_t*> dptr;
+  std::vector<uint64_t> pinned;
+  void release() {
+    std::lock_guard<std::mutex> g(g_cache_mu);
+    DeviceCache& c = g_cache[ordinal];
+    for (uint64_t k : pinned) c.map[k].pins--;
+    pinned.clear();
+  }
+};
+
+int stage_tiles(ThreadDevice& td, const tet_cuda_tile* tiles, uint64_t n, uint32_t ordinal, size_t elem_bytes, JobTiles& jt,
+                char* err, size_t len) {
+  jt.ordinal = ordinal;
+  jt.dptr.assign(n, nullptr);
+  uint64_t stage_bytes = 0;
+  const uint8_t* stage_host = nullptr;
+  for (uint64_t t = 0; t < n; ++t)
+    if (tiles[t].host != nullptr) {
+      if (stage_host == nullptr) stage_host = static_cast<const uint8_t*>(tiles[t].host);
+      stage_bytes = uint64_t(static_cast<const uint8_t*>(tiles[t].host) - stage_host) + tiles[t].elems * elem_bytes;
+    }
+  {
+    std::lock_guard<std::mutex> g(g_cache_mu);
+    DeviceCache& c = g_cache[ordinal];
+    for (uint64_t t = 0; t < n; ++t) {
+      if (tiles[t].host != nullptr) continue;
+      auto it = c.map.find(tiles[t].key);
+      if (it == c.map.end() || it->second.bytes != tiles[t].elems * elem_bytes) {
+        for (uint64_t k : jt.pinned) c.map[k].pins--;
+        jt.pinned.clear();
+        std::snprintf(err, len, "tile %llx is not resident", (unsigned long long)tiles[t].key);
+        return TET_CUDA_ERR_ARGS;
+      }
+      it->second.pins++;
+      jt.pinned.push_back(it->first);
+      c.lru.splice(c.lru.begin(), c.lru, it->second.lru);
+      jt.dptr[t] = static_cast<const uint8_t*>(it->second.p);
+    }
+  }
+  cudaError_t e;
+  if ((e = grow_device(td.stage, stage_bytes)) != cudaSuccess) return jt.release(), fail(e, err, len, "cudaMalloc (stage)");
+  if (stage_bytes > 0 && (e = cudaMemcpyAsync(td.stage.p, stage_host, stage_bytes, cudaMemcpyHostToDevice, td.stream)) != cudaSuccess)
+    return jt.release(), fail(e, err, len, "copy to device");
+  for (uint64_t t = 0; t < n; ++t)
+    if (tiles[t].host != nullptr)
+      jt.dptr[t] = static_cast<const uint8_t*>(td.stage.p) + (static_cast<const uint8_t*>(tiles[t].host) - stage_host);
+  return TET_CUDA_OK;
+}
+
+// Keeps a finished job's whole tiles resident (within the budget), copied from the stage: an
+// entry is visible to other threads' jobs only when its bytes are complete.
+void keep_tiles(const tet_cuda_tile* tiles, uint64_t n, const JobTiles& jt, size_t elem_bytes, uint64_t budget) {
+  std::lock_guard<std::mutex> g(g_cache_mu);
+  DeviceCache& c = g_cache[jt.ordinal];
+  for (uint64_t t = 0; t < n; ++t) {
+    const tet_cuda_tile& tl = tiles[t];
+    const uint64_t bytes = tl.elems * elem_bytes;
+    if (tl.key == 0 || tl.host == nullptr || c.map.count(tl.key) || !make_room(c, bytes, budget)) continue;
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) { cudaGetLastError(); break; }  // no room now: not an error
+    if (cudaMemcpy(p, jt.dptr[t], bytes, cudaMemcpyDeviceToDevice) != cudaSuccess) { cudaGetLastError(); cudaFree(p); break; }
+    c.lru.push_front(tl.key);
+    c.map[tl.key] = CacheEntry{p, bytes, 0, c.lru.begin()};
+    c.bytes += bytes;
+  }
+}
+
+// The calling thread's stream on `ordinal`.
+int thread_device(uint32_t ordinal, ThreadDevice*& out, char* err, size_t len) {
+  cudaError_t e = cudaSetDevice(int(ordinal));
+  if (e != cudaSuccess) return fail(e, err, len, "cudaSetDevice");
+  ThreadDevice& td = t_state.dev[ordinal];
+  if (td.stream == nullptr && (e = cudaStreamCreateWithFlags(&td.stream, cudaStreamNonBlocking)) != cudaSuccess)
+    return fail(e, err, len, "cudaStreamCreate");
+  out = &td;
+  return TET_CUDA_OK;
+}
+
 template <class S, class T> int fold_as(const tet_cuda_scalar_job* job, char* err, size_t len) {
   if (job->state_bytes != encoded_bytes<T>(job->op) || job->state_bytes == 0) {
     std::snprintf(err, len, "op %u: no device state of %llu bytes", job->op, (unsigned long long)job->state_bytes);
     return TET_CUDA_ERR_ARGS;
   }
-  cudaError_t e = cudaSetDevice(int(job->ordinal));
-  if (e != cudaSuccess) return fail(e, err, len, "cudaSetDevice");
-  ThreadDevice& td = t_state.dev[job->ordinal];
-  if (td.stream == nullptr && (e = cudaStreamCreateWithFlags(&td.stream, cudaStreamNonBlocking)) != cudaSuccess)
-    return fail(e, err, len, "cudaStreamCreate");
-  // Host tiles sit back to back in the caller's staging (pinned when it came from staging());
-  // they go to the device in one copy. Resident tiles are pinned in the cache for the job.
-  uint64_t stage_bytes = 0;
-  const uint8_t* stage_host = nullptr;
-  for (uint64_t t = 0; t < job->n_tiles; ++t)
-    if (job->tiles[t].host != nullptr) {
-      if (stage_host == nullptr) stage_host = static_cast<const uint8_t*>(job->tiles[t].host);
-      stage_bytes = uint64_t(static_cast<const uint8_t*>(job->tiles[t].host) - stage_host) + job->tiles[t].elems * sizeof(S);
-    }
-  std::vector<const uint8_t*> dptr(job->n_tiles, nullptr);
-  std::vector<uint64_t> pinned_keys;
-  auto unpin = [&] {
-    std::lock_guard<std::mutex> g(g_cache_mu);
-    DeviceCache& c = g_cache[job->ordinal];
-    for (uint64_t k : pinned_keys) c.map[k].pins--;
-  };
-  {
-    std::lock_guard<std::mutex> g(g_cache_mu);
-    DeviceCache& c = g_cache[job->ordinal];
-    for (uint64_t t = 0; t < job->n_tiles; ++t) {
-      if (job->tiles[t].host != nullptr) continue;
-      auto it = c.map.find(job->tiles[t].key);
-      if (it == c.map.end() || it->second.bytes != job->tiles[t].elems * sizeof(S)) {
-        for (uint64_t k : pinned_keys) c.map[k].pins--;
-        std::snprintf(err, len, "tile %llx is not resident", (unsigned long long)job->tiles[t].key);
-        return TET_CUDA_ERR_ARGS;
-      }
-      it->second.pins++;
-      pinned_keys.push_back(it->first);
-      c.lru.splice(c.lru.begin(), c.lru, it->second.lru);
-      dptr[t] = static_cast<const uint8_t*>(it->second.p);
-    }
-  }
-  if ((e = grow_device(td.stage, stage_bytes)) != cudaSuccess) return unpin(), fail(e, err, len, "cudaMalloc (stage)");
-  if ((e = grow_device(td.units, job->n_units * sizeof(DevUnit))) != cudaSuccess) return unpin(), fail(e, err, len, "cudaMalloc (units)");
-  if ((e = grow_device(td.states, job->n_units * job->state_bytes)) != cudaSuccess) return unpin(), fail(e, err, len, "cudaMalloc (states)");
-  if (stage_bytes > 0 && (e = cudaMemcpyAsync(td.stage.p, stage_host, stage_bytes, cudaMemcpyHostToDevice, td.stream)) != cudaSuccess)
-    return unpin(), fail(e, err, len, "copy to device");
-  for (uint64_t t = 0; t < job->n_tiles; ++t)
-    if (job->tiles[t].host != nullptr)
-      dptr[t] = static_cast<const uint8_t*>(td.stage.p) + (static_cast<const uint8_t*>(job->tiles[t].host) - stage_host);
-  std::vector<DevUnit> du(job->n_units);
   for (uint64_t u = 0; u < job->n_units; ++u) {
     const tet_cuda_unit& un = job->units[u];
-    if (un.tile >= job->n_tiles || un.e0 + un.n > job->tiles[un.tile].elems) {
-      unpin();
+    if (un.tile >= job->n_tiles || un.e0 > job->tiles[un.tile].elems || un.n > job->tiles[un.tile].elems - un.e0 ||
+        un.n > kUnitElems) {
       std::snprintf(err, len, "unit %llu outside its tile", (unsigned long long)u);
       return TET_CUDA_ERR_ARGS;
     }
-    du[u] = DevUnit{dptr[un.tile] + un.e0 * sizeof(S), un.n};
+  }
+  ThreadDevice* tdp = nullptr;
+  if (const int rc = thread_device(job->ordinal, tdp, err, len)) return rc;
+  ThreadDevice& td = *tdp;
+  JobTiles jt;
+  if (const int rc = stage_tiles(td, job->tiles, job->n_tiles, job->ordinal, sizeof(S), jt, err, len)) return rc;
+  cudaError_t e;
+  if ((e = grow_device(td.units, job->n_units * sizeof(DevUnit))) != cudaSuccess) return jt.release(), fail(e, err, len, "cudaMalloc (units)");
+  if ((e = grow_device(td.states, job->n_units * job->state_bytes)) != cudaSuccess) return jt.release(), fail(e, err, len, "cudaMalloc (states)");
+  std::vector<DevUnit> du(job->n_units);
+  for (uint64_t u = 0; u < job->n_units; ++u) {
+    const tet_cuda_unit& un = job->units[u];
+    du[u] = DevUnit{jt.dptr[un.tile] + un.e0 * sizeof(S), un.n};
   }
   if ((e = cudaMemcpyAsync(td.units.p, du.data(), du.size() * sizeof(DevUnit), cudaMemcpyHostToDevice, td.stream)) != cudaSuccess)
-    return unpin(), fail(e, err, len, "copy units");
+    return jt.release(), fail(e, err, len, "copy units");
   launch<S, T>(job->op, static_cast<const DevUnit*>(td.units.p), job->n_units, static_cast<uint8_t*>(td.states.p), td.stream);
-  if ((e = cudaGetLastError()) != cudaSuccess) return unpin(), fail(e, err, len, "kernel launch");
+  if ((e = cudaGetLastError()) != cudaSuccess) return jt.release(), fail(e, err, len, "kernel launch");
   e = cudaMemcpyAsync(job->states, td.states.p, job->n_units * job->state_bytes, cudaMemcpyDeviceToHost, td.stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(td.stream);
-  unpin();
+  jt.release();
   if (e != cudaSuccess) return fail(e, err, len, "kernel or copy back");
-  // Keep whole tiles resident (within the budget), copied from the stage once the job is done:
-  // an entry is visible to other threads' jobs only when its bytes are complete.
-  {
-    std::lock_guard<std::mutex> g(g_cache_mu);
-    DeviceCache& c = g_cache[job->ordinal];
-    for (uint64_t t = 0; t < job->n_tiles; ++t) {
-      const tet_cuda_tile& tl = job->tiles[t];
-      const uint64_t bytes = tl.elems * sizeof(S);
-      if (tl.key == 0 || tl.host == nullptr || c.map.count(tl.key) || !make_room(c, bytes, job->cache_budget)) continue;
-      void* p = nullptr;
-      if (cudaMalloc(&p, bytes) != cudaSuccess) { cudaGetLastError(); break; }  // no room now: not an error
-      if (cudaMemcpy(p, dptr[t], bytes, cudaMemcpyDeviceToDevice) != cudaSuccess) { cudaGetLastError(); cudaFree(p); break; }
-      c.lru.push_front(tl.key);
-      c.map[tl.key] = CacheEntry{p, bytes, 0, c.lru.begin()};
-      c.bytes += bytes;
-    }
+  keep_tiles(job->tiles, job->n_tiles, jt, sizeof(S), job->cache_budget);
+  return TET_CUDA_OK;
+}
+
+// A partial job: tiles staged as for scalar jobs, the batches / spans / events and the task's
+// box columns copied over, one k_partial launch, the columns copied back.
+template <class S, class T> int partial_as(const tet_cuda_partial_job* job, char* err, size_t len) {
+  if (const char* why = partial_job_invalid(job)) {
+    std::snprintf(err, len, "malformed partial job: %s", why);
+    return TET_CUDA_ERR_ARGS;
   }
+  if (job->n_spans > 0x7fffffffull) {
+    std::snprintf(err, len, "partial job of %llu spans (grid limit)", (unsigned long long)job->n_spans);
+    return TET_CUDA_ERR_ARGS;
+  }
+  uint32_t cb[4];
+  partial_col_bytes<T>(job->op, cb);
+  for (int c = 0; c < 4; ++c)
+    if (cb[c] != 0 && job->col[c] == nullptr) {
+      std::snprintf(err, len, "partial column %d missing", c);
+      return TET_CUDA_ERR_ARGS;
+    }
+  ThreadDevice* tdp = nullptr;
+  if (const int rc = thread_device(job->ordinal, tdp, err, len)) return rc;
+  ThreadDevice& td = *tdp;
+  JobTiles jt;
+  if (const int rc = stage_tiles(td, job->tiles, job->n_tiles, job->ordinal, sizeof(S), jt, err, len)) return rc;
+  cudaError_t e = cudaSuccess;
+  auto put = [&](Buffer& b, const void* host, size_t bytes) {
+    if (e != cudaSuccess || bytes == 0) return;
+    if ((e = grow_device(b, bytes)) != cudaSuccess) return;
+    e = cudaMemcpyAsync(b.p, host, bytes, cudaMemcpyHostToDevice, td.stream);
+  };
+  put(td.batches, job->batches, job->n_batches * sizeof(tet_cuda_batch));
+  put(td.spans, job->spans, job->n_spans * sizeof(tet_cuda_span));
+  put(td.events, job->events, job->n_events * sizeof(uint32_t));
+  put(td.tileptrs, jt.dptr.data(), jt.dptr.size() * sizeof(const uint8_t*));
+  PartialCols cols{{nullptr, nullptr, nullptr, nullptr}};
+  for (int c = 0; c < 4; ++c) {
+    if (cb[c] == 0) continue;
+    put(td.cols[c], job->col[c], job->box_len * cb[c]);
+    cols.c[c] = td.cols[c].p;
+  }
+  if (e != cudaSuccess) return jt.release(), fail(e, err, len, "copy partial job");
+  if (job->n_spans > 0)
+    k_partial<S, T><<<unsigned(job->n_spans), TET_CUDA_SPAN_MAX, 0, td.stream>>>(
+        job->op, static_cast<const tet_cuda_span*>(td.spans.p), static_cast<const uint32_t*>(td.events.p),
+        static_cast<const tet_cuda_batch*>(td.batches.p), static_cast<const S* const*>(td.tileptrs.p), cols);
+  if ((e = cudaGetLastError()) != cudaSuccess) return jt.release(), fail(e, err, len, "kernel launch");
+  for (int c = 0; c < 4 && e == cudaSuccess; ++c)
+    if (cb[c] != 0 && job->box_len > 0)
+      e = cudaMemcpyAsync(job->col[c], cols.c[c], job->box_len * cb[c], cudaMemcpyDeviceToHost, td.stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(td.stream);
+  jt.release();
+  if (e != cudaSuccess) return fail(e, err, len, "kernel or copy back");
+  keep_tiles(job->tiles, job->n_tiles, jt, sizeof(S), job->cache_budget);
   return TET_CUDA_OK;
 }
 
@@ -487,7 +593,7 @@ int m_device_info(uint32_t ordinal, tet_cuda_device* out) {
 void m_caps(tet_cuda_caps* c) {
   c->dtype_mask = kDtypeMask;
   c->scalar_op_mask = kScalarOpMask;
-  c->partial_op_mask = 0;  // partial folds run on the CPU in this build (cuda/README.md)
+  c->partial_op_mask = kPartialOpMask;
 }
 
 int m_resident(uint32_t ordinal, uint64_t key) {
@@ -498,24 +604,12 @@ int m_resident(uint32_t ordinal, uint64_t key) {
 
 int m_scalar_fold(const tet_cuda_scalar_job* job, char* err, size_t len) {
   if (job == nullptr || job->struct_size < sizeof(tet_cuda_scalar_job)) return TET_CUDA_ERR_ARGS;
-  switch (job->dtype) {
-    case 1: return fold_as<float, float>(job, err, len);
-    case 2: return fold_as<double, double>(job, err, len);
-    case 3: return fold_as<int32_t, int32_t>(job, err, len);
-    case 4: return fold_as<int64_t, int64_t>(job, err, len);
-    case 5: return fold_as<uint8_t, uint8_t>(job, err, len);
-    case 6: return fold_as<uint16_t, uint16_t>(job, err, len);
-    case 7: return fold_as<int16_t, int16_t>(job, err, len);
-    case 8: return fold_as<uint32_t, uint32_t>(job, err, len);
-    case 9: return fold_as<uint16_t, float>(job, err, len);
-    case 10: return fold_as<uint64_t, uint64_t>(job, err, len);
-    default: return TET_CUDA_ERR_ARGS;
-  }
+  return by_dtype(job->dtype, [&](auto s, auto t) { return fold_as<decltype(s), decltype(t)>(job, err, len); });
 }
 
-int m_partial_fold(const tet_cuda_partial_job*, char* err, size_t len) {
-  std::snprintf(err, len, "partial folds are not offered by this module (partial_op_mask = 0)");
-  return TET_CUDA_ERR_ARGS;
+int m_partial_fold(const tet_cuda_partial_job* job, char* err, size_t len) {
+  if (job == nullptr || job->struct_size < sizeof(tet_cuda_partial_job)) return TET_CUDA_ERR_ARGS;
+  return by_dtype(job->dtype, [&](auto s, auto t) { return partial_as<decltype(s), decltype(t)>(job, err, len); });
 }
 
 void* m_staging(uint64_t bytes) {

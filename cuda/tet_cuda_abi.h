@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define TET_CUDA_ABI_VERSION 1u
+#define TET_CUDA_ABI_VERSION 2u
 #define TET_CUDA_ENTRY "tet_cuda_get_api"
 
 /* Return codes of the fold entry points. Any non-zero code makes the addon fold on the CPU. */
@@ -72,27 +72,53 @@ typedef struct tet_cuda_scalar_job {
   uint64_t cache_budget;   /* bytes of VRAM the tile cache may keep after the job (0 = none) */
 } tet_cuda_scalar_job;
 
-/* A partial row batch (fold_driver run_tasks): k <= 8 rows of n elements that fold into box
- * elements [j0, j0 + n); row i starts at element row[i] of the job's tile. flush != 0 ends a unit
- * after the batch (the f64 sum layouts fold their block into the Neumaier state). */
+/* Partial folds (a subset of axes reduced, the last axis kept): one job is a run of whole tiles
+ * of one partial task (exec::PartialTask) folding into that task's box states.
+ *
+ * A batch is k <= 8 rows of n elements of one job tile (the staged selected elements of tiles[tile],
+ * tile-local selection order) that fold into box elements [j0, j0 + n): row i is elements
+ * [row[i], row[i] + n) of that tile; element j0 + o of the box sees the k values row[i] + o in row
+ * order (fold/row_kernels.h consume_rows: the CPU's batches, formed by the same rule). */
 typedef struct tet_cuda_batch {
   uint64_t row[8];
   uint64_t j0, n;
-  uint32_t k, flush;
+  uint32_t k, tile;
 } tet_cuda_batch;
 
-/* One partial task's box states, as the family's SoA columns (f64 / u64 / T arrays of box_len,
- * fold/ops/<family>.h Soa), updated in place by the batches of each tile in order. */
+/* A span: box elements [j0, j0 + n) that see the same events, events[ev0, ev1) in order. An event
+ * is a batch index, or TET_CUDA_FLUSH: the end of a work unit, where the blocked layouts (f64 and
+ * small-integer sums) fold their block into the state (Sum::flush) for elements the unit touched;
+ * spans the unit did not touch carry no flush event. Spans are cut to <= TET_CUDA_SPAN_MAX
+ * elements and never overlap; a box element in no span is left as it is. */
+#define TET_CUDA_FLUSH 0xffffffffu
+#define TET_CUDA_SPAN_MAX 256u
+typedef struct tet_cuda_span {
+  uint64_t j0, n;
+  uint64_t ev0, ev1;
+} tet_cuda_span;
+
+/* The task's box states as the family's SoA columns (fold/ops/<family>.h Soa, box_len elements
+ * each), read and updated in place:
+ *   sum, mean, norms, float nan_mean   col[0] s (f64), col[1] c (f64), nan_mean: col[2] n (f64)
+ *   integer sum / mean / nan_mean      col[0] isum (two's-complement int128, 16 bytes LE)
+ *   min / max                          col[0] v (the fold type: f32 for f16), floats col[1] NaN flag (u8)
+ *   var / std / nan_std                col[0] n, col[1] mean, col[2] m2 (f64)
+ *   all_finite, any_*, *_count         col[0] u (u64); count: none
+ *   product                            col[0] p (f64) */
 typedef struct tet_cuda_partial_job {
   uint32_t struct_size;
   uint32_t op, dtype, ordinal;
   const tet_cuda_tile* tiles;
   uint64_t n_tiles;
-  const uint64_t* tile_batches; /* batches of tile t: [tile_batches[t], tile_batches[t + 1]) */
   const tet_cuda_batch* batches;
+  uint64_t n_batches;
+  const tet_cuda_span* spans;
+  uint64_t n_spans;
+  const uint32_t* events;
+  uint64_t n_events;
   uint64_t box_len;
-  void* col[4];                 /* the family's columns (see cuda/README.md for each layout) */
-  uint64_t cache_budget;
+  void* col[4];
+  uint64_t cache_budget;   /* as for scalar jobs */
 } tet_cuda_partial_job;
 
 typedef struct tet_cuda_api {

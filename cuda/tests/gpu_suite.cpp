@@ -2,8 +2,8 @@
 // with an NVIDIA GPU; CI has none). Loads the real module (TET_CUDA_MODULE, default the one this
 // build made) and:
 //   gpu_suite            every device op x dtype x {scalar: full, strided, multi-unit tiles;
-//                        partial} through tet::execute on the GPU against the CPU fold, bit for
-//                        bit (NaN = NaN); partial reductions must report their CPU fallback
+//                        partial: kept / reduced last axis, strided, 3-D middle axis} through
+//                        tet::execute on the GPU against the CPU fold, bit for bit (NaN = NaN)
 //   gpu_suite --bench F  resident-tile repeat queries, streaming from the page cache (a .tet
 //                        file written, then read warm), and the CPU path on the same host; writes
 //                        the markdown report F and checks the goals
@@ -78,12 +78,14 @@ QueryPlan plan_of(const std::vector<uint64_t>& count, Op op, Device dev, uint32_
 
 int suite() {
   int bad = 0, runs = 0;
-  std::printf("| dtype | scalar runs | equal | partial (CPU fallback) |\n|---|---|---|---|\n");
+  std::printf("| dtype | scalar runs | equal | partial runs equal |\n|---|---|---|---|\n");
   for (DType dt : kDtypes) {
     const std::vector<uint8_t> b2 = random_bytes(dt, 1500 * 1100, 3 + uint64_t(dt));
     const MemSource m2(dt, {1500, 1100}, {512, 512}, b2);
     const std::vector<uint8_t> b1 = random_bytes(dt, 3 << 20, 7 + uint64_t(dt));
     const MemSource m1(dt, {3u << 20}, {1u << 20}, b1);
+    const std::vector<uint8_t> b3 = random_bytes(dt, 60 * 70 * 900, 13 + uint64_t(dt));
+    const MemSource m3(dt, {60, 70, 900}, {32, 32, 512}, b3);
     int n = 0, eq = 0, part_ok = 0, parts = 0;
     for (Op op : kDevOps) {
       QueryPlan strided = plan_of({1500, 1100}, op, Device::Cpu, 3);
@@ -103,18 +105,27 @@ int suite() {
           std::fprintf(stderr, "MISMATCH op %u dtype %s used %s reason %s %s\n", uint32_t(op), dtype_name(dt),
                        gpu.stats.device_used.c_str(), gpu.stats.device_fallback_reason.c_str(), gpu.stats.device_error.c_str());
       }
-      for (uint32_t mask : {1u, 2u}) {
-        QueryPlan g = plan_of({1500, 1100}, op, Device::Gpu, mask), c = g;
-        c.device = Device::Cpu;
-        const QueryResult gr = execute(m2, g, {}), cr = execute(m2, c, {});
-        ++parts;
-        part_ok += same_result(gr, cr) && gr.stats.device_fallback_reason == "gpu_unsupported_op";
+      QueryPlan pstrided = strided;
+      pstrided.reduce_mask = 1;
+      const QueryPlan p3 = plan_of({60, 70, 900}, op, Device::Cpu, 2);
+      for (const Case& c : {Case{m2, plan_of({1500, 1100}, op, Device::Cpu, 1)}, Case{m2, plan_of({1500, 1100}, op, Device::Cpu, 2)},
+                            Case{m2, pstrided}, Case{m3, p3}}) {
+        QueryPlan g = c.p;
+        g.device = Device::Gpu;
+        const QueryResult gr = execute(c.s, g, {}), cr = execute(c.s, c.p, {});
+        ++parts, ++runs;
+        const bool ok = same_result(gr, cr) && gr.reduced_shape == cr.reduced_shape && gr.stats.device_used == "cuda:0";
+        part_ok += ok;
+        if (!ok)
+          std::fprintf(stderr, "PARTIAL MISMATCH op %u dtype %s mask %u used %s reason %s %s\n", uint32_t(op), dtype_name(dt),
+                       c.p.reduce_mask, gr.stats.device_used.c_str(), gr.stats.device_fallback_reason.c_str(),
+                       gr.stats.device_error.c_str());
       }
     }
     std::printf("| %s | %d | %d | %d/%d |\n", dtype_name(dt), n, eq, part_ok, parts);
     bad += (n - eq) + (parts - part_ok);
   }
-  std::printf("\n%d scalar GPU runs, %d mismatches or fallbacks\n", runs, bad);
+  std::printf("\n%d GPU runs (scalar and partial), %d mismatches or fallbacks\n", runs, bad);
   return bad == 0 ? 0 : 1;
 }
 
@@ -122,6 +133,37 @@ double seconds_of(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();
   f();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One plan on the three paths, best of 5 each: the CPU, the GPU streaming every tile from the
+// page cache (tile cache off), the GPU on resident tiles (cache filled first). equal: the three
+// results are the same bits and both GPU runs ran on the GPU.
+struct Paths {
+  double cpu = 0, stream = 0, res = 0;
+  bool equal = false;
+  uint32_t threads = 0;
+};
+Paths time_paths(const File& file, const QueryPlan& cpu) {
+  QueryPlan gpu = cpu;
+  gpu.device = Device::Gpu;
+  auto best = [&](const QueryPlan& p, QueryResult& r) {
+    double b = 1e30;
+    for (int i = 0; i < 5; ++i) b = std::min(b, seconds_of([&] { r = execute(file, p, {}); }));
+    return b;
+  };
+  Paths t;
+  QueryResult rc, rs, rr;
+  t.cpu = best(cpu, rc);
+  setenv("TET_CUDA_CACHE_BYTES", "0", 1);  // streaming: every tile read (warm page cache), staged, copied
+  device::backend().api->cache_clear();
+  t.stream = best(gpu, rs);
+  unsetenv("TET_CUDA_CACHE_BYTES");
+  execute(file, gpu, {});  // fills the tile cache
+  t.res = best(gpu, rr);
+  t.equal = same_result(rc, rs) && same_result(rc, rr) && rs.stats.device_used == "cuda:0" && rr.stats.device_used == "cuda:0";
+  t.threads = rc.stats.threads_used;
+  device::backend().api->cache_clear();
+  return t;
 }
 
 int bench(const char* out_path) {
@@ -153,7 +195,18 @@ int bench(const char* out_path) {
     DatasetSpec spec;
     spec.name = "x", spec.dtype = DType::F32, spec.shape = {n}, spec.chunk_shape = {chunk};
     const uint32_t id = w->add_dataset(spec);
+    // dataset 1: the first quarter as [rows, cols] in tiles of 1024 rows, for the partial row
+    const uint64_t cols = std::min<uint64_t>(16384, n), rows = n / 4 / cols ? n / 4 / cols : 1, tr = std::min<uint64_t>(1024, rows);
+    DatasetSpec spec2;
+    spec2.name = "y", spec2.dtype = DType::F32, spec2.shape = {rows, cols}, spec2.chunk_shape = {tr, cols};
+    const uint32_t id2 = w->add_dataset(spec2);
     for (uint64_t c = 0; c < n / chunk; ++c) w->write_chunk(id, {c}, data.data() + c * chunk * 4, chunk * 4);
+    for (uint64_t r = 0; r < rows; r += tr) {
+      const uint64_t h = std::min(tr, rows - r);
+      std::vector<uint8_t> tile(tr * cols * 4, 0);
+      std::memcpy(tile.data(), data.data() + r * cols * 4, h * cols * 4);
+      w->write_chunk(id2, {r / tr, 0}, tile.data(), h == tr ? tile.size() : h * cols * 4);
+    }
     w->commit();
   }
   const double host_copy = [&] {  // the host's read rate from memory (page cache stand-in): memcpy
@@ -173,36 +226,39 @@ int bench(const char* out_path) {
   report += "| op | path | best of 5 (s) | GB/s | goal | met |\n|---|---|---|---|---|---|\n";
   bool all_met = true, all_equal = true;
   for (Op op : {Op::Sum, Op::Max, Op::Var}) {
-    QueryPlan cpu = plan_of({n}, op, Device::Cpu, 1), gpu = cpu;
-    gpu.device = Device::Gpu;
-    auto best = [&](const QueryPlan& p, QueryResult& r) {
-      double b = 1e30;
-      for (int i = 0; i < 5; ++i) b = std::min(b, seconds_of([&] { r = execute(*file, p, {}); }));
-      return b;
-    };
-    QueryResult rc, rs, rr;
-    const double t_cpu = best(cpu, rc);
-    setenv("TET_CUDA_CACHE_BYTES", "0", 1);  // streaming: every tile read (warm page cache), staged, copied
-    device::backend().api->cache_clear();
-    const double t_stream = best(gpu, rs);
-    unsetenv("TET_CUDA_CACHE_BYTES");
-    execute(*file, gpu, {});  // fills the tile cache
-    const double t_res = best(gpu, rr);
-    const bool eq = same_result(rc, rs) && same_result(rc, rr) && rs.stats.device_used == "cuda:0" && rr.stats.device_used == "cuda:0";
-    all_equal &= eq;
+    const Paths t = time_paths(*file, plan_of({n}, op, Device::Cpu, 1));
+    all_equal &= t.equal;
     const double g_res = 0.7 * bw_dev, g_stream = 0.8 * std::min(host_copy, bw_pcie);
-    const bool m_res = bytes / t_res >= g_res && t_res < t_cpu, m_stream = bytes / t_stream >= g_stream && t_stream < t_cpu;
+    const bool m_res = bytes / t.res >= g_res && t.res < t.cpu, m_stream = bytes / t.stream >= g_stream && t.stream < t.cpu;
     all_met &= m_res && m_stream;
     std::snprintf(line, sizeof line, "| %s | cpu (%u threads) | %.4f | %.1f | - | - |\n", op == Op::Sum ? "sum" : op == Op::Max ? "max" : "var",
-                  rc.stats.threads_used, t_cpu, bytes / t_cpu / 1e9);
+                  t.threads, t.cpu, bytes / t.cpu / 1e9);
     report += line;
-    std::snprintf(line, sizeof line, "| | gpu streaming (page cache) | %.4f | %.1f | >= %.1f and < cpu | %s |\n", t_stream, bytes / t_stream / 1e9,
-                  g_stream / 1e9, m_stream ? "yes" : "NO");
+    std::snprintf(line, sizeof line, "| | gpu streaming (page cache) | %.4f | %.1f | >= %.1f and < cpu | %s |\n", t.stream,
+                  bytes / t.stream / 1e9, g_stream / 1e9, m_stream ? "yes" : "NO");
     report += line;
-    std::snprintf(line, sizeof line, "| | gpu resident tiles | %.4f | %.1f | >= %.1f and < cpu | %s |\n", t_res, bytes / t_res / 1e9,
+    std::snprintf(line, sizeof line, "| | gpu resident tiles | %.4f | %.1f | >= %.1f and < cpu | %s |\n", t.res, bytes / t.res / 1e9,
                   g_res / 1e9, m_res ? "yes" : "NO");
     report += line;
-    device::backend().api->cache_clear();
+  }
+  {
+    // A partial reduction: the mean over axis 0 of dataset 1, a [rows, cols] f32 copy of the first
+    // quarter of the data (reported; no goal).
+    const uint64_t cols = std::min<uint64_t>(16384, n), rows = n / 4 / cols ? n / 4 / cols : 1;
+    QueryPlan cpu = plan_of({rows, cols}, Op::Mean, Device::Cpu, 1);
+    cpu.dataset_id = 1;
+    const Paths t = time_paths(*file, cpu);
+    all_equal &= t.equal;
+    const double pbytes = double(rows * cols) * 4;
+    std::snprintf(line, sizeof line, "| mean over axis 0 of [%llu, %llu] | cpu (%u threads) | %.4f | %.1f | - | - |\n",
+                  (unsigned long long)rows, (unsigned long long)cols, t.threads, t.cpu, pbytes / t.cpu / 1e9);
+    report += line;
+    std::snprintf(line, sizeof line, "| | gpu streaming (page cache) | %.4f | %.1f | - | %s |\n", t.stream, pbytes / t.stream / 1e9,
+                  t.equal ? "equal" : "DIFFERENT");
+    report += line;
+    std::snprintf(line, sizeof line, "| | gpu resident tiles | %.4f | %.1f | - | %s |\n", t.res, pbytes / t.res / 1e9,
+                  t.equal ? "equal" : "DIFFERENT");
+    report += line;
   }
   std::snprintf(line, sizeof line, "\nReferences: device bandwidth %.0f GB/s (TET_GPU_BW), PCIe %.0f GB/s (TET_PCIE_BW), host memcpy %.1f GB/s (measured).\n"
                 "Results equal to the CPU fold: %s.\n", bw_dev / 1e9, bw_pcie / 1e9, host_copy / 1e9, all_equal ? "yes" : "NO");

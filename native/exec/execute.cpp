@@ -61,12 +61,13 @@ class Executor {
     res_.stats.chunks_read = fetcher_.chunks();
     res_.stats.stored_bytes_read = fetcher_.stored_bytes();
   }
-  // A GPU plan (DEVICE section): the device fold, or false with the fallback reason recorded
-  // (partial folds are not offered by this build's modules: gpu_unsupported_op). Device
-  // failures never fail the query; the CPU fold runs instead.
+  // A GPU plan (DEVICE section): the device fold (scalar or partial), or false with the fallback
+  // reason recorded. Device failures never fail the query; the CPU fold runs instead.
   template <class S, class T> bool on_device(FoldRun& fr) {
     std::string reason = "gpu_unsupported_op";
-    if (scalar() && !plan_.grouped() && fold_scalar_device<S, T>(fr, res_, reason)) {
+    const bool folded = scalar() && !plan_.grouped() ? fold_scalar_device<S, T>(fr, res_, reason)
+                                                     : fold_partial_device<S, T>(fr, res_, reason);
+    if (folded) {
       const device::Backend& be = device::backend();
       const bool all = plan_.device_ordinal == device::kAllDevices;
       res_.stats.device_gpu_multi = all && be.devices.size() > 1;

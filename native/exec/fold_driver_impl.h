@@ -44,7 +44,7 @@ template <class T> fold::OpCfg<T> cfg_of(const QueryPlan& plan, fold::Isa isa) {
   return fold::make_cfg<T>(plan.op, isa, plan.has_fill, plan.fill);
 }
 
-uint64_t logical_index(const Selection& sel, const TileSelection& ts, uint64_t e) {
+inline uint64_t logical_index(const Selection& sel, const TileSelection& ts, uint64_t e) {
   uint64_t out = 0;
   for (int a = int(sel.ndim) - 1; a >= 0; --a) {
     out += (ts.sel0[a] + e % ts.n[a]) * sel.sel_stride[a];
@@ -493,6 +493,13 @@ template <class S, class T, class F> struct PartialFold {
     return ctx.output;
   }
 
+  // Where finalize writes: the caller-owned output, else res.values (initialised here).
+  uint8_t* output(const ExecContext& ctx, QueryResult& res) const {
+    if (ctx.has_output) return bind_output(ctx, res);
+    init_result(res);
+    return res.values.bytes.data();
+  }
+
   // The one compiled finalize of a box range, shared by the engine and the shard coordinator.
   __attribute__((noinline)) void finalize_range(const BoxState<F>& st, const Box& bx, uint64_t a, uint64_t b,
                                                 uint8_t* outb) const {
@@ -784,13 +791,7 @@ template <class S, class T> void fold_partial(FoldRun& run, QueryResult& res) {
   with_stream_family<T>(run.plan.op, [&](auto f) {
     using F = decltype(f);
     const PartialFold<S, T, F> pf(run.plan, run.sel, run.isa);
-    uint8_t* outb;
-    if (run.ctx.has_output) {
-      outb = pf.bind_output(run.ctx, res);
-    } else {
-      pf.init_result(res);
-      outb = res.values.bytes.data();
-    }
+    uint8_t* const outb = pf.output(run.ctx, res);
     std::vector<BoxState<F>> states(pf.wu.tasks.size());
     IoMode mode = IoMode::ParallelChunks;
     uint32_t parts = 1;

@@ -1,8 +1,9 @@
 // The device backend without a GPU (exec/device.{h,cpp}, exec/device_fold.cpp): routing of every
 // token to every fallback reason against fake backends; then, with the host stub module loaded
 // (ctest sets TET_CUDA_MODULE / TET_CUDA_DRIVER / TET_CUDA_STUB_DEVICES=2), the device driver
-// path of tet::execute against the CPU fold on every device op x dtype (full, strided and
-// multi-tile selections), the tile cache protocol, cuda:multi, and the runtime fallbacks.
+// path of tet::execute against the CPU fold on every device op x dtype (scalar: full, strided and
+// multi-tile selections; partial: kept and reduced last axis, strided, index lists, grouped, rows
+// cut by units), the tile cache protocol, cuda:multi, and the runtime fallbacks.
 //
 // `device_test --module-only` (ctest cuda_module_loads, TET_CUDA=ON builds): the real CUDA
 // module loads, exports the ABI and, on a machine without a GPU driver, says so.
@@ -129,6 +130,72 @@ template <class S> void dtype_suite(DType dt) {
   }
 }
 
+int g_partial_runs = 0;
+
+// The device result of plan `cpu` (run on the GPU, device 1) equals the CPU's bit for bit.
+void expect_device_equal(const MemSource& src, const QueryPlan& cpu, const char* what, DType dt) {
+  const QueryResult want = execute(src, cpu, {});
+  QueryPlan g = cpu;
+  g.device = Device::Gpu;
+  g.device_ordinal = 1;
+  const QueryResult got = execute(src, g, {});
+  ++g_partial_runs;
+  const bool ok = same_result(want, got) && want.reduced_shape == got.reduced_shape && got.stats.device_used == "cuda:1" &&
+                  got.stats.device_fallback_reason.empty();
+  if (!ok)
+    std::printf("  partial device != cpu: %s op %u dtype %s (used %s, reason %s: %s)\n", what, uint32_t(cpu.op), dtype_name(dt),
+                got.stats.device_used.c_str(), got.stats.device_fallback_reason.c_str(), got.stats.device_error.c_str());
+  CHECK(ok);
+}
+
+// Partial reductions: the last axis kept (row batches: full rows, one-run rows of a middle axis,
+// strided rows, index-list rows, rows a unit boundary cuts, grouped boxes) and reduced (rows as
+// scalar units merged into their elements).
+template <class S> void partial_suite(DType dt) {
+  const std::vector<uint8_t> b2 = random_bytes<S>(700 * 600, 31 + uint64_t(dt), dt);
+  const MemSource m2(dt, {700, 600}, {256, 256}, b2);
+  const std::vector<uint8_t> b3 = random_bytes<S>(40 * 50 * 300, 37 + uint64_t(dt), dt);
+  const MemSource m3(dt, {40, 50, 300}, {16, 32, 128}, b3);
+  // one tile of 3 rows x 100000: its units (2^17 elements) end inside rows
+  const std::vector<uint8_t> br = random_bytes<S>(3 * 100000, 41 + uint64_t(dt), dt);
+  const MemSource mr(dt, {3, 100000}, {3, 100000}, br);
+  for (Op op : kDevOps) {
+    auto reduce = [&](QueryPlan p, uint32_t mask) {
+      p.reduce_mask = mask;
+      return p;
+    };
+    const QueryPlan full2 = plan_of(2, {700, 600}, op, Device::Cpu);
+    QueryPlan strided = full2;
+    strided.start[0] = 3, strided.step[0] = 3, strided.count[0] = 230, strided.start[1] = 5, strided.step[1] = 2,
+    strided.count[1] = 290;
+    QueryPlan listed = full2;  // an index / run list on the last axis: several runs per tile
+    listed.kind[1] = AxisKind::Runs;
+    listed.runs[1] = {AxisRun{3, 5}, AxisRun{100, 1}, AxisRun{250, 20}, AxisRun{400, 150}};
+    listed.start[1] = 3, listed.count[1] = 176;
+    QueryPlan grouped = reduce(full2, 1);
+    grouped.group_axis = 0, grouped.groups = 3;
+    for (uint32_t i = 0; i < 700; ++i) grouped.group_ids.push_back((i * 7) % 3);
+    const QueryPlan full3 = plan_of(3, {40, 50, 300}, op, Device::Cpu);
+    const QueryPlan rows = plan_of(2, {3, 100000}, op, Device::Cpu);
+    expect_device_equal(m2, reduce(full2, 1), "axis 0 of 2-D", dt);
+    expect_device_equal(m2, reduce(full2, 2), "last axis of 2-D", dt);
+    expect_device_equal(m2, reduce(strided, 1), "strided, axis 0", dt);
+    expect_device_equal(m2, reduce(strided, 2), "strided, last axis", dt);
+    expect_device_equal(m2, reduce(listed, 1), "index list last, axis 0", dt);
+    expect_device_equal(m2, reduce(listed, 2), "index list last, last axis", dt);
+    expect_device_equal(m2, grouped, "grouped axis 0", dt);
+    expect_device_equal(m3, reduce(full3, 2), "middle axis of 3-D", dt);
+    expect_device_equal(m3, reduce(full3, 5), "axes 0, 2 of 3-D", dt);
+    expect_device_equal(m3, reduce(full3, 3), "axes 0, 1 of 3-D", dt);
+    QueryPlan grouped3 = reduce(full3, 5);  // grouped by axis 0, the last axis reduced
+    grouped3.group_axis = 0, grouped3.groups = 4;
+    for (uint32_t i = 0; i < 40; ++i) grouped3.group_ids.push_back((i * 3) % 4);
+    expect_device_equal(m3, grouped3, "grouped axis 0, last reduced", dt);
+    expect_device_equal(mr, reduce(rows, 1), "rows cut by units, axis 0", dt);
+    expect_device_equal(mr, reduce(rows, 2), "rows cut by units, last axis", dt);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("tokens: the schema's set, nothing else") {
@@ -217,6 +284,47 @@ TEST_CASE("device path == CPU fold, every device op x dtype, full / strided / mu
   std::printf("  %d device runs\n", g_runs);
 }
 
+TEST_CASE("partial device path == CPU fold, every device op x dtype, kept and reduced last axis") {
+  partial_suite<float>(DType::F32);
+  partial_suite<double>(DType::F64);
+  partial_suite<uint16_t>(DType::F16);
+  partial_suite<uint8_t>(DType::U8);
+  partial_suite<uint16_t>(DType::U16);
+  partial_suite<int16_t>(DType::I16);
+  partial_suite<int32_t>(DType::I32);
+  partial_suite<uint32_t>(DType::U32);
+  partial_suite<int64_t>(DType::I64);
+  partial_suite<uint64_t>(DType::U64);
+  std::printf("  %d partial device runs\n", g_partial_runs);
+}
+
+TEST_CASE("hand-computed: column sums and row means of a 3 x 4 grid on the device") {
+  // x[r][c] = 10 r + c: column sums 30 + 3c, row means 10 r + 1.5
+  std::vector<double> x(12);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c) x[r * 4 + c] = 10.0 * r + c;
+  std::vector<uint8_t> b(x.size() * 8);
+  std::memcpy(b.data(), x.data(), b.size());
+  const MemSource src(DType::F64, {3, 4}, {2, 3}, b);
+  QueryPlan p = plan_of(2, {3, 4}, Op::Sum, Device::Gpu);
+  p.reduce_mask = 1;
+  const QueryResult cols = execute(src, p, {});
+  CHECK(cols.stats.device_used == "cuda:0" && cols.reduced_shape == std::vector<uint64_t>{4});
+  for (int c = 0; c < 4; ++c) {
+    double v;
+    std::memcpy(&v, cols.values.bytes.data() + 8 * c, 8);
+    CHECK(v == 30.0 + 3 * c);
+  }
+  p.op = Op::Mean, p.reduce_mask = 2;
+  const QueryResult means = execute(src, p, {});
+  CHECK(means.stats.device_used == "cuda:0" && means.reduced_shape == std::vector<uint64_t>{3});
+  for (int r = 0; r < 3; ++r) {
+    double v;
+    std::memcpy(&v, means.values.bytes.data() + 8 * r, 8);
+    CHECK(v == 10.0 * r + 1.5);
+  }
+}
+
 TEST_CASE("hand-computed: sum and mean of 0..n-1 on the device") {
   const uint64_t n = 300001;
   std::vector<int64_t> x(n);
@@ -267,6 +375,18 @@ TEST_CASE("cuda:multi: units spread over both devices, same bits") {
     CHECK(multi.stats.device_used == "cuda:multi" && multi.stats.device_gpu_multi && multi.stats.device_gpu_pipeline);
     CHECK(same_result(cpu, multi));
   }
+  // partial: tasks dealt over both devices
+  const std::vector<uint8_t> b2 = random_bytes<double>(512 * 640, 10, DType::F64);
+  const MemSource m2(DType::F64, {512, 640}, {64, 128}, b2);
+  for (Op op : {Op::Sum, Op::Std, Op::Max}) {
+    QueryPlan p = plan_of(2, {512, 640}, op, Device::Cpu);
+    p.reduce_mask = 1;
+    const QueryResult cpu = execute(m2, p, {});
+    p.device = Device::Gpu, p.device_ordinal = device::kAllDevices;
+    const QueryResult multi = execute(m2, p, {});
+    CHECK(multi.stats.device_used == "cuda:multi" && multi.stats.device_gpu_multi);
+    CHECK(same_result(cpu, multi));
+  }
   device::backend().api->cache_clear();
 }
 
@@ -291,11 +411,31 @@ TEST_CASE("runtime failures fall back to the CPU with the reason; never fail the
   CHECK(same_result(arg, execute(src, plan_of(1, {200000}, Op::ArgMax, Device::Cpu), {})));
   const std::vector<uint8_t> b2 = random_bytes<float>(400 * 300, 4, DType::F32);
   const MemSource m2(DType::F32, {400, 300}, {128, 128}, b2);
-  QueryPlan part = plan_of(2, {400, 300}, Op::Sum, Device::Gpu);
+  // partial folds: failures fall back as scalar ones do
+  QueryPlan part = plan_of(2, {400, 300}, Op::Var, Device::Gpu);
   part.reduce_mask = 1;
-  const QueryResult pr = execute(m2, part, {});
-  part.device = Device::Cpu;
-  CHECK(pr.stats.device_fallback_reason == "gpu_unsupported_op" && same_result(pr, execute(m2, part, {})));
+  QueryPlan part_cpu = part;
+  part_cpu.device = Device::Cpu;
+  const QueryResult pcpu = execute(m2, part_cpu, {});
+  for (uint32_t mask : {1u, 2u})
+    for (const char* mode : {"runtime", "vram"}) {
+      setenv("TET_CUDA_STUB_FAIL", mode, 1);
+      part.reduce_mask = part_cpu.reduce_mask = mask;
+      const QueryResult r = execute(m2, part, {});
+      CHECK(r.stats.device_used == "cpu");
+      CHECK(r.stats.device_fallback_reason == (std::string(mode) == "vram" ? "gpu_vram_exceeded" : "gpu_runtime_error"));
+      CHECK(same_result(execute(m2, part_cpu, {}), r));
+    }
+  unsetenv("TET_CUDA_STUB_FAIL");
+  part.reduce_mask = part_cpu.reduce_mask = 1;
+  CHECK(same_result(pcpu, execute(m2, part, {})));
+  // group_by along the last axis stays on the CPU
+  QueryPlan glast = plan_of(2, {400, 300}, Op::Sum, Device::Gpu);
+  glast.reduce_mask = 2, glast.group_axis = 1, glast.groups = 2;
+  for (uint32_t i = 0; i < 300; ++i) glast.group_ids.push_back(i % 2);
+  const QueryResult gr = execute(m2, glast, {});
+  glast.device = Device::Cpu;
+  CHECK(gr.stats.device_fallback_reason == "gpu_unsupported_op" && same_result(gr, execute(m2, glast, {})));
 }
 
 int main(int argc, char** argv) {

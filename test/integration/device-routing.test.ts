@@ -88,9 +88,10 @@ describe('device routing (native), no GPU', () => {
       req('cuda'), req('cuda:1'), req('cuda:2'), req('cuda:multi'), req('auto'), req('auto', { logicalBytes: 64 * 2 ** 20 - 1 }),
       req('cuda', { dtype: f64 }), req('cuda', { dtype: f16 }), req('cuda', { op: 14 }), req('cuda', { op: 18 }), req('cuda', { op: 21 }),
       req('cuda', { scalar: false, outElements: 10 }), req('cuda', { chunks: 1 }),
+      req('cuda', { scalar: false, outElements: 2 ** 20 }),
     ]);
     expect(host.devices).toHaveLength(2);
-    const [c, c1, c2, multi, auto, smallAuto, dF64, dF16, arg, nullCount, median, partial, oneChunk] = routes;
+    const [c, c1, c2, multi, auto, smallAuto, dF64, dF16, arg, nullCount, median, partial, oneChunk, bigPartial] = routes;
     expect(c).toMatchObject({ used: 'cuda:0', gpu: true, ordinal: 0, pipeline: true, multi: false });
     expect(c.reason).toBeUndefined();
     expect(c1).toMatchObject({ used: 'cuda:1', gpu: true, ordinal: 1 });
@@ -100,7 +101,10 @@ describe('device routing (native), no GPU', () => {
     expect(smallAuto).toMatchObject({ used: 'cpu', reason: 'auto_below_size_threshold' });
     expect(dF64).toMatchObject({ used: 'cpu', reason: 'gpu_unsupported_dtype' });
     expect(dF16).toMatchObject({ used: 'cuda:0', gpu: true });
-    for (const r of [arg, nullCount, median, partial]) expect(r).toMatchObject({ used: 'cpu', reason: 'gpu_unsupported_op' });
+    for (const r of [arg, nullCount, median]) expect(r).toMatchObject({ used: 'cpu', reason: 'gpu_unsupported_op' });
     expect(oneChunk).toMatchObject({ gpu: true, pipeline: false });
+    // partial folds: on the device while their states fit in half of its (1 MiB) memory
+    expect(partial).toMatchObject({ used: 'cuda:0', gpu: true });
+    expect(bigPartial).toMatchObject({ used: 'cpu', reason: 'gpu_vram_exceeded' });
   });
 });
