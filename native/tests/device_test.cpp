@@ -7,7 +7,9 @@
 //
 // `device_test --module-only` (ctest cuda_module_loads, TET_CUDA=ON builds): the real CUDA
 // module loads, exports the ABI and, on a machine without a GPU driver, says so.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -296,6 +298,61 @@ TEST_CASE("partial device path == CPU fold, every device op x dtype, kept and re
   partial_suite<int64_t>(DType::I64);
   partial_suite<uint64_t>(DType::U64);
   std::printf("  %d partial device runs\n", g_partial_runs);
+}
+
+TEST_CASE("malformed partial jobs are refused with TET_CUDA_ERR_ARGS before anything is read") {
+  const tet_cuda_api* api = device::backend().api;
+  std::vector<float> tile(64, 1.0f);
+  std::vector<double> s(16, 0.0), c(16, 0.0);
+  tet_cuda_tile t{0, tile.data(), 64};
+  tet_cuda_batch b{};
+  b.row[0] = 0, b.row[1] = 16, b.j0 = 0, b.n = 16, b.k = 2, b.tile = 0;
+  const uint32_t ev[] = {0, TET_CUDA_FLUSH};
+  tet_cuda_span sp{0, 16, 0, 2};
+  auto job = [&] {
+    tet_cuda_partial_job j{};
+    j.struct_size = sizeof j;
+    j.op = uint32_t(Op::Sum), j.dtype = uint32_t(DType::F32), j.ordinal = 0;
+    j.tiles = &t, j.n_tiles = 1, j.batches = &b, j.n_batches = 1, j.spans = &sp, j.n_spans = 1, j.events = ev, j.n_events = 2;
+    j.box_len = 16, j.col[0] = s.data(), j.col[1] = c.data();
+    return j;
+  };
+  char err[256];
+  tet_cuda_partial_job ok = job();
+  CHECK(api->partial_fold(&ok, err, sizeof err) == TET_CUDA_OK);
+  CHECK(s[0] == 2.0 && s[15] == 2.0 && c[0] == 0.0);  // two rows of ones, flushed
+  struct Bad {
+    const char* what;
+    std::function<void(tet_cuda_partial_job&, tet_cuda_batch&, tet_cuda_span&)> spoil;
+  };
+  const Bad bad[] = {
+      {"row past its tile", [](tet_cuda_partial_job&, tet_cuda_batch& x, tet_cuda_span&) { x.row[1] = 50; }},
+      {"k = 0", [](tet_cuda_partial_job&, tet_cuda_batch& x, tet_cuda_span&) { x.k = 0; }},
+      {"k = 9", [](tet_cuda_partial_job&, tet_cuda_batch& x, tet_cuda_span&) { x.k = 9; }},
+      {"tile index", [](tet_cuda_partial_job&, tet_cuda_batch& x, tet_cuda_span&) { x.tile = 1; }},
+      {"batch past the box", [](tet_cuda_partial_job&, tet_cuda_batch& x, tet_cuda_span&) { x.j0 = 8; }},
+      {"span past the box", [](tet_cuda_partial_job& j, tet_cuda_batch&, tet_cuda_span&) { j.box_len = 8; }},
+      {"span outside its batch", [](tet_cuda_partial_job&, tet_cuda_batch& x, tet_cuda_span&) { x.n = 8; }},
+      {"span too long", [](tet_cuda_partial_job&, tet_cuda_batch&, tet_cuda_span& y) { y.n = TET_CUDA_SPAN_MAX + 1; }},
+      {"events past the list", [](tet_cuda_partial_job&, tet_cuda_batch&, tet_cuda_span& y) { y.ev1 = 3; }},
+      {"event names no batch", [](tet_cuda_partial_job& j, tet_cuda_batch&, tet_cuda_span&) { j.n_batches = 0; }},
+      {"a column missing", [](tet_cuda_partial_job& j, tet_cuda_batch&, tet_cuda_span&) { j.col[1] = nullptr; }},
+      {"struct too small", [](tet_cuda_partial_job& j, tet_cuda_batch&, tet_cuda_span&) { j.struct_size = 8; }},
+      {"no such dtype", [](tet_cuda_partial_job& j, tet_cuda_batch&, tet_cuda_span&) { j.dtype = 77; }},
+  };
+  for (const Bad& x : bad) {
+    tet_cuda_batch b0 = b;
+    tet_cuda_span sp0 = sp;
+    tet_cuda_partial_job j = job();
+    x.spoil(j, b, sp);
+    std::fill(s.begin(), s.end(), 0.0);
+    err[0] = 0;
+    const int rc = api->partial_fold(&j, err, sizeof err);
+    const bool untouched = std::all_of(s.begin(), s.end(), [](double v) { return v == 0.0; });
+    if (rc != TET_CUDA_ERR_ARGS || !untouched) std::printf("  malformed job accepted: %s (rc %d, %s)\n", x.what, rc, err);
+    CHECK(rc == TET_CUDA_ERR_ARGS && untouched);
+    b = b0, sp = sp0;
+  }
 }
 
 TEST_CASE("hand-computed: column sums and row means of a 3 x 4 grid on the device") {
