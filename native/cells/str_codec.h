@@ -162,12 +162,13 @@ inline void global_huffman_walk2(const Cell& a, const Cell& b, const DecodeConte
     uint32_t i, end;
     uint64_t pos, buf;
     unsigned avail;
-    // The next present row < end (false: none left).
-    bool next() {
+    // The next present row < end (false: none left). Both inlined into the loops below: a call
+    // per code would serialise the two chains again.
+    __attribute__((always_inline)) bool next() {
       while (i < end && !row_valid(valid, i)) ++i;
       return i < end;
     }
-    uint32_t step(const HuffmanCode& code, unsigned longest) {
+    __attribute__((always_inline)) uint32_t step(const HuffmanCode& code, unsigned longest) {
       if (avail < longest) buf = stream_window(stream, pos), avail = 64 - unsigned(pos & 7);
       const uint32_t e = code.entry(buf);
       const unsigned len = e & 0xff;

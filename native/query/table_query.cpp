@@ -475,6 +475,10 @@ struct SlotScratch {
   std::vector<std::vector<uint64_t>> words;
   std::vector<std::vector<uint8_t>> nulls;
   std::vector<uint32_t> dense_idx, dense_local, codes, gid;  // run_grouped's dense key (DenseKey)
+  // A GlobalHuffman key decodes two blocks at once (their lookup chains overlap): the second
+  // block's codes wait here for its turn.
+  std::vector<uint32_t> codes_next;
+  uint64_t codes_next_block = ~uint64_t(0);
   size_t groups_hint = 0;                                    // groups of the slot's last unit
 };
 
@@ -713,7 +717,10 @@ DenseKey dense_key(const QueryCtx& q, TierScratch& scratch) {
 
 // The dense index of every selected row of block b, in row order. The indices come from the
 // file, so each one is checked against the span (zone maps and codes are claims of the file).
-void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, const BlockMask& sel, uint32_t sel_count, SlotScratch& s) {
+// b_next: the unit's next block when it has selected rows (its codes are decoded beside b's),
+// else ~0.
+void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, uint64_t b_next, const BlockMask& sel, uint32_t sel_count,
+                   SlotScratch& s) {
   const Cell& blk = q.tb.block(d.column, b);
   const DecodeContext& ctx = q.tb.context(d.column);
   std::vector<uint32_t>& idx = s.dense_idx;
@@ -738,8 +745,24 @@ void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, const Block
   const uint8_t* v = blk.validity();
   const bool huffman = blk.enc_v() == Enc::GlobalHuffman;
   str::GlobalDictLayout l;
-  if (huffman) s.codes.resize(kBlockLanes), str::global_huffman_codes(blk, ctx, uint32_t(blk.len), s.codes.data());
-  else l = str::global_dict_layout(blk);
+  if (huffman) {
+    s.codes.resize(kBlockLanes);
+    if (s.codes_next_block == b) {
+      std::swap(s.codes, s.codes_next);
+      s.codes_next_block = ~uint64_t(0);
+    } else if (const Cell* nb = b_next != ~uint64_t(0) ? &q.tb.block(d.column, b_next) : nullptr;
+               nb != nullptr && nb->enc_v() == Enc::GlobalHuffman) {
+      s.codes_next.resize(kBlockLanes);
+      uint32_t* ca = s.codes.data();
+      uint32_t* cb = s.codes_next.data();
+      str::global_huffman_walk2(blk, *nb, ctx, [&](uint32_t i, uint32_t k) { ca[i] = k; }, [&](uint32_t i, uint32_t k) { cb[i] = k; });
+      s.codes_next_block = b_next;
+    } else {
+      str::global_huffman_codes(blk, ctx, uint32_t(blk.len), s.codes.data());
+    }
+  } else {
+    l = str::global_dict_layout(blk);
+  }
   bool outside = false;
   const uint32_t len = uint32_t(blk.len);
   if (sel_count == len) {  // every row selected: no walk over the mask's bits
@@ -849,11 +872,22 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     // As many groups as the slot's previous unit had (units of a table look alike): grown once,
     // not by doubling through 10^4 groups in every unit.
     if (tight != TightFold::None) p->sums.g.reserve(s.groups_hint);
+    s.codes_next_block = ~uint64_t(0);
     for (uint64_t b = units.first(u); b < units.last(u); ++b) {
       const uint32_t n = block_selection(q.sel, b, block_len(q.tb, b), sel);
       if (n == 0) continue;
-      if (dense.way != DenseKey::Way::None) dense_indices(q, dense, b, sel, n, s);
-      else for (size_t k = 0; k < nk; ++k) keys.load(k, b, sel, s, p->interners[k], dict_ids[k]);
+      if (dense.way == DenseKey::Way::Codes) {
+        uint64_t b_next = ~uint64_t(0);
+        if (b + 1 < units.last(u) && s.codes_next_block != b) {
+          BlockMask next;
+          if (block_selection(q.sel, b + 1, block_len(q.tb, b + 1), next) != 0) b_next = b + 1;
+        }
+        dense_indices(q, dense, b, b_next, sel, n, s);
+      } else if (dense.way != DenseKey::Way::None) {
+        dense_indices(q, dense, b, ~uint64_t(0), sel, n, s);
+      } else {
+        for (size_t k = 0; k < nk; ++k) keys.load(k, b, sel, s, p->interners[k], dict_ids[k]);
+      }
       if (need_value && red.need() == Need::Counts) s.value.load_validity(q.tb.block(q.plan.column, b), sel);
       else if (need_value) s.value.load(q.tb.block(q.plan.column, b), red.phys(), sel, q.tb.context(q.plan.column), true);
       if (dense.way != DenseKey::Way::None) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cells/builders.h"
+#include "cells/column.h"
 #include "cells/predicate.h"
 #include "cells/region.h"
 #include "cells/str_builder.h"
@@ -671,14 +672,15 @@ struct DenseTable {
   std::unique_ptr<tet_test::AlignedBytes> al;
   std::unique_ptr<TablesRegion> region;
   bool global_dict = false;
+  uint64_t huffman_blocks = 0;  // GlobalHuffman blocks of ks (decoded two at a time by the dense path)
 };
-enum DenseCol : size_t { DM, DKI, DKS, DKL, DF, DI };
+enum DenseCol : size_t { DM, DKI, DKS, DKL, DF, DI, DB };
 constexpr size_t kDenseRows = 100 * 2048 + 77;  // > 64 blocks: several units
 
 const DenseTable& dense_table() {
   static DenseTable d = [] {
     DenseTable t;
-    std::vector<int64_t> m(kDenseRows), ki(kDenseRows), iv(kDenseRows);
+    std::vector<int64_t> m(kDenseRows), ki(kDenseRows), iv(kDenseRows), blk(kDenseRows);
     std::vector<uint8_t> ki_ok(kDenseRows), s_ok(kDenseRows), f_ok(kDenseRows), i_ok(kDenseRows);
     std::vector<std::string> words(kDenseRows);
     std::vector<double> f(kDenseRows);
@@ -687,7 +689,9 @@ const DenseTable& dense_table() {
       const uint64_t h = mix(r + 77), h2 = mix(h);
       m[r] = int64_t(h % 5);
       ki[r] = int64_t(h2 % 20000) - 10000, ki_ok[r] = h2 % 97 != 0;                 // 20000 values
-      words[r] = "w" + std::to_string((h >> 20) % 3000), s_ok[r] = (h >> 40) % 53 != 0;  // 3000 strings
+      // 3000 strings, skewed (a product of two uniforms): the column's codes are Huffman-coded
+      words[r] = "w" + std::to_string((h >> 20) % 3000 * ((h >> 44) % 3000) / 3000), s_ok[r] = (h >> 40) % 53 != 0;
+      blk[r] = int64_t(r / 2048 % 3);  // every third block: 1
       f[r] = (h >> 8) % 1009 == 0 ? specials[(h >> 30) % 4] : std::ldexp(double(int64_t(h2 >> 11) - (int64_t(1) << 52)), int((h >> 50) % 41) - 72);  // 53-bit mantissas, 2^-20..2^20: sums round
       f_ok[r] = (h >> 12) % 31 != 0;
       iv[r] = int64_t(h2 >> 4) % 1000001 - 500000, i_ok[r] = (h >> 16) % 37 != 0;
@@ -695,7 +699,8 @@ const DenseTable& dense_table() {
     RegionWriter w(memory_spool());
     const uint32_t tb = w.add_table("d", "", kNoAxis,
                                     {ColumnSchema{"m", Kind::Int}, ColumnSchema{"ki", Kind::Int}, ColumnSchema{"ks", Kind::Str},
-                                     ColumnSchema{"kl", Kind::Str}, ColumnSchema{"f", Kind::Float}, ColumnSchema{"i", Kind::Int}});
+                                     ColumnSchema{"kl", Kind::Str}, ColumnSchema{"f", Kind::Float}, ColumnSchema{"i", Kind::Int},
+                                     ColumnSchema{"b", Kind::Int}});
     auto ints = [&](uint32_t col, const std::vector<int64_t>& v, const uint8_t* ok) {
       IntBuilder b(Kind::Int);
       b.push_many(v.data(), ok, v.size());
@@ -704,6 +709,7 @@ const DenseTable& dense_table() {
     ints(DM, m, nullptr);
     ints(DKI, ki, ki_ok.data());
     ints(DI, iv, i_ok.data());
+    ints(DB, blk, nullptr);
     std::vector<std::string_view> sv(words.begin(), words.end());
     for (bool global : {true, false}) {
       StrBuilderOptions o;
@@ -713,6 +719,8 @@ const DenseTable& dense_table() {
       CellRef root = b.finish();
       const uint32_t col = global ? DKS : DKL;
       w.add_column(tb, col, *root);
+      if (global)
+        for (uint64_t k = 0; k < block_count(*root); ++k) t.huffman_blocks += block_at(*root, k).enc_v() == Enc::GlobalHuffman;
       if (const GlobalDictionary* g = b.global_dictionary()) {
         if (global) t.global_dict = true;
         w.add_metablock(tb, col, MetablockKind::GlobalDictionary, g->encode());
@@ -744,8 +752,10 @@ bool same_bits(const ValueColumn& a, const ValueColumn& b) {
 TEST_CASE("group_by dense keys (int range, global dictionary) are bit-identical to hashed keys") {
   const DenseTable& d = dense_table();
   CHECK(d.global_dict);  // else the str comparison below would be hashed against hashed
-  Predicate scattered;
+  CHECK(d.huffman_blocks > 10);
+  Predicate scattered, blocks;
   scattered.column = DM, scattered.op = WhereOp::Ne, scattered.value = Literal::of_int(0);
+  blocks.column = DB, blocks.op = WhereOp::Ne, blocks.value = Literal::of_int(1);  // every third block empty
   GroupKey ki, ki_w1, ks, kl;
   ki.column = DKI;
   ki_w1.column = DKI, ki_w1.transform = KeyTransform::WidthInt, ki_w1.width_int = 1;
@@ -753,12 +763,13 @@ TEST_CASE("group_by dense keys (int range, global dictionary) are bit-identical 
   kl.column = DKL;
   const std::pair<GroupKey, GroupKey> pairs[] = {{ki, ki_w1}, {ks, kl}};
   int compared = 0;
-  for (bool filtered : {false, true})
+  for (int filtered : {0, 1, 2})
     for (const auto& [fast, hashed] : pairs)
       for (size_t col : {size_t(DF), size_t(DI)})
         for (Op op : {Op::Mean, Op::Sum, Op::Var, Op::Min, Op::Max, Op::Count, Op::NullCount, Op::NanMean, Op::Median, Op::Product}) {
           TableQueryPlan p;
-          if (filtered) p.where = {scattered};
+          if (filtered == 1) p.where = {scattered};
+          if (filtered == 2) p.where = {blocks};
           p.op = op, p.column = col;
           p.group_by = {fast};
           const TableQueryResult a1 = run_table_query(*d.region, p, ExecLimits{1, 0});
@@ -780,7 +791,7 @@ TEST_CASE("group_by dense keys (int range, global dictionary) are bit-identical 
           CHECK(ok);
           ++compared;
         }
-  CHECK(compared == 80);
+  CHECK(compared == 120);
 }
 
 TEST_CASE("zero groups after an empty where") {
