@@ -571,10 +571,17 @@ template <class Fn> inline int by_dtype(uint32_t dtype, Fn&& fn) {
   }
 }
 
+template <class T> TET_HD void partial_col_bytes(uint32_t op, uint32_t out[4]);
+
 // Why a partial job is malformed (nullptr: it is not): every index and range checked against
-// the job's own sizes before a kernel reads anything. Host side, for both modules.
-inline const char* partial_job_invalid(const tet_cuda_partial_job* job) {
+// the job's own sizes, and every column the op's layout has present, before a kernel reads
+// anything. Host side, for both modules.
+template <class T> inline const char* partial_job_invalid(const tet_cuda_partial_job* job) {
   if (job == nullptr || job->struct_size < sizeof(tet_cuda_partial_job)) return "job struct too small";
+  uint32_t cb[4];
+  partial_col_bytes<T>(job->op, cb);
+  for (int c = 0; c < 4; ++c)
+    if (cb[c] != 0 && job->col[c] == nullptr) return "a partial column of the op's layout is missing";
   for (uint64_t b = 0; b < job->n_batches; ++b) {
     const tet_cuda_batch& x = job->batches[b];
     if (x.tile >= job->n_tiles || x.k == 0 || x.k > kMaxRows || x.n == 0) return "batch shape";

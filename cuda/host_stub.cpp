@@ -155,17 +155,10 @@ int stub_scalar_fold(const tet_cuda_scalar_job* job, char* err, size_t len) {
 // Every element of every span runs
 // its events (cuda/fold_arith.h partial_element, as the CUDA kernel does per thread).
 template <class S, class T> int partial_as(const tet_cuda_partial_job* job, char* err, size_t len) {
-  if (const char* why = partial_job_invalid(job)) {
+  if (const char* why = partial_job_invalid<T>(job)) {
     std::snprintf(err, len, "host stub: malformed partial job: %s", why);
     return TET_CUDA_ERR_ARGS;
   }
-  uint32_t cb[4];
-  partial_col_bytes<T>(job->op, cb);
-  for (int c = 0; c < 4; ++c)
-    if (cb[c] != 0 && job->col[c] == nullptr) {
-      std::snprintf(err, len, "host stub: partial column %d missing", c);
-      return TET_CUDA_ERR_ARGS;
-    }
   std::vector<const S*> data;
   if (const int rc = tile_data<S>(job->tiles, job->n_tiles, job->ordinal, data, err, len)) return rc;
   for (uint64_t sp = 0; sp < job->n_spans; ++sp) {

@@ -510,7 +510,7 @@ template <class S, class T> int fold_as(const tet_cuda_scalar_job* job, char* er
 // A partial job: tiles staged as for scalar jobs, the batches / spans / events and the task's
 // box columns copied over, one k_partial launch, the columns copied back.
 template <class S, class T> int partial_as(const tet_cuda_partial_job* job, char* err, size_t len) {
-  if (const char* why = partial_job_invalid(job)) {
+  if (const char* why = partial_job_invalid<T>(job)) {
     std::snprintf(err, len, "malformed partial job: %s", why);
     return TET_CUDA_ERR_ARGS;
   }
@@ -520,11 +520,6 @@ template <class S, class T> int partial_as(const tet_cuda_partial_job* job, char
   }
   uint32_t cb[4];
   partial_col_bytes<T>(job->op, cb);
-  for (int c = 0; c < 4; ++c)
-    if (cb[c] != 0 && job->col[c] == nullptr) {
-      std::snprintf(err, len, "partial column %d missing", c);
-      return TET_CUDA_ERR_ARGS;
-    }
   ThreadDevice* tdp = nullptr;
   if (const int rc = thread_device(job->ordinal, tdp, err, len)) return rc;
   ThreadDevice& td = *tdp;
