@@ -21,7 +21,7 @@ constexpr uint64_t kDeviceCacheDefaultBytes = uint64_t(8) << 30;
 // failures; cancellation and tile errors propagate as on the CPU path.
 template <class S, class T> bool fold_scalar_device(FoldRun& run, QueryResult& res, std::string& reason);
 // The same for partial folds (a subset of axes reduced, grouped or not), filling res as
-// fold_partial would: the CPU's tasks, batches and runs on the device (device_fold.cpp), the same
+// fold_partial would: the CPU's tasks, batches and runs on the device (device_fold_impl.h), the same
 // bits. A grouped fold whose group axis is the last axis, and rows longer than a scalar unit on a
 // reduced last axis, stay on the CPU (gpu_unsupported_op).
 template <class S, class T> bool fold_partial_device(FoldRun& run, QueryResult& res, std::string& reason);

@@ -1,4 +1,4 @@
-// The device backend without a GPU (exec/device.{h,cpp}, exec/device_fold.cpp): routing of every
+// The device backend without a GPU (exec/device.{h,cpp}, exec/device_fold_impl.h): routing of every
 // token to every fallback reason against fake backends; then, with the host stub module loaded
 // (ctest sets TET_CUDA_MODULE / TET_CUDA_DRIVER / TET_CUDA_STUB_DEVICES=2), the device driver
 // path of tet::execute against the CPU fold on every device op x dtype (scalar: full, strided and

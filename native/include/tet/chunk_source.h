@@ -32,7 +32,7 @@ class ChunkSource {
   ChunkSource& operator=(const ChunkSource&) { return *this; }
   virtual ~ChunkSource() = default;
   // Process-unique id of this source object, never reused (a copy gets its own): keys what
-  // outlives a query, such as the device tile cache (exec/device_fold.cpp), where an address
+  // outlives a query, such as the device tile cache (exec/device_fold_impl.h), where an address
   // could be reused by a later source.
   uint64_t source_id() const { return source_id_; }
   virtual const Catalog& catalog() const = 0;
