@@ -873,14 +873,22 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     // not by doubling through 10^4 groups in every unit.
     if (tight != TightFold::None) p->sums.g.reserve(s.groups_hint);
     s.codes_next_block = ~uint64_t(0);
+    // A GlobalHuffman key looks one block ahead (its codes decode beside this block's): the next
+    // block's selection, once taken, serves its own turn too.
+    BlockMask next;
+    uint64_t next_block = ~uint64_t(0);
+    uint32_t next_n = 0;
     for (uint64_t b = units.first(u); b < units.last(u); ++b) {
-      const uint32_t n = block_selection(q.sel, b, block_len(q.tb, b), sel);
+      uint32_t n;
+      if (next_block == b) sel = next, n = next_n;
+      else n = block_selection(q.sel, b, block_len(q.tb, b), sel);
       if (n == 0) continue;
       if (dense.way == DenseKey::Way::Codes) {
         uint64_t b_next = ~uint64_t(0);
         if (b + 1 < units.last(u) && s.codes_next_block != b) {
-          BlockMask next;
-          if (block_selection(q.sel, b + 1, block_len(q.tb, b + 1), next) != 0) b_next = b + 1;
+          next_block = b + 1;
+          next_n = block_selection(q.sel, b + 1, block_len(q.tb, b + 1), next);
+          if (next_n != 0) b_next = b + 1;
         }
         dense_indices(q, dense, b, b_next, sel, n, s);
       } else if (dense.way != DenseKey::Way::None) {
