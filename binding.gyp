@@ -19,6 +19,7 @@
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17"],
       "cflags_cc": ["-std=c++17", "-O3", "-fexceptions", "-pthread", "-fvisibility=hidden"],
       "ldflags": ["-pthread"],
+      "conditions": [["OS=='linux'", { "ldflags": ["-Wl,--version-script=<(module_root_dir)/native/napi/exports.map"] }]],
       "libraries": ["-ldl"],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",

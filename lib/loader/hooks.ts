@@ -1,6 +1,6 @@
 // What the package loader (lib/loader/sdk-loader.ts) hands the CommonJS bundle it compiles: one
 // extra parameter of the bundle's wrapper, `__tetLoader`. Undefined everywhere else (the ES
-// build, vitest on lib/, a plain require of dist/sdk.cjs).
+// build, vitest on lib/).
 export interface LoaderHooks {
   /** import() from a module Node's loader loaded (a vm script has no loader of its own). */
   import(specifier: string): Promise<unknown>;

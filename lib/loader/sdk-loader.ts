@@ -1,5 +1,5 @@
 // dist/index.cjs: loads the SDK bundle (dist/sdk.cjs) with a V8 code cache, so a fresh process
-// neither parses the 600 KB bundle from source nor compiles the query path on its first query
+// neither parses the ~430 KB bundle from source nor compiles the query path on its first query
 // (docs/performance.md "First answer in a fresh process"). Without a usable cache it compiles as
 // `require` would; the first answered query then writes one (lib/warm.ts tells it), off the query's path,
 // so the functions that query compiled lazily are in it.
@@ -7,7 +7,8 @@
 // The cache file sits in this user's cache directory (lib/loader/cache-dir.ts: never one others
 // can write); its name carries the bundle's content hash (scripts/finish-dist.mjs), the Node
 // version and the architecture, and V8 rejects a cache of another V8, other flags or other source
-// by itself (then a fresh one replaces it). TET_NO_COMPILE_CACHE=1: a plain require.
+// by itself (then a fresh one replaces it). TET_NO_COMPILE_CACHE=1: compiled from source, no
+// cache read or written.
 // Named imports, no __toESM copies of the builtins (lib/loader/cache-dir.ts).
 import { readFileSync } from 'node:fs';
 import Module from 'node:module';
@@ -21,21 +22,20 @@ const bundle = join(__dirname, 'sdk.cjs');
 
 type ModuleInternals = typeof Module & { _nodeModulePaths(dir: string): string[]; _cache: Record<string, Module> };
 
-// The bundle's wrapper: CommonJS's five parameters and the loader's hooks (lib/loader/hooks.ts):
-// the import() the bundle's ES-only dependencies load through (a vm script has no module loader
-// of its own for import(), Node 20 has one only behind an experimental flag; this module is
-// loaded by Node's, so its import() resolves them, from the same folder) and the first answer.
-const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname, __tetLoader) { ';
-const WRAP_TAIL = '\n});';
+// dist/sdk.cjs is one function expression (scripts/finish-dist.mjs wraps the bundle at build
+// time): CommonJS's five parameters and the loader's hooks (lib/loader/hooks.ts): the import()
+// the bundle's ES-only dependencies load through (a vm script has no module loader of its own
+// for import(), Node 20 has one only behind an experimental flag; this module is loaded by
+// Node's, so its import() resolves them, from the same folder) and the first answer.
+type BundleWrapper = (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string,
+  hooks: LoaderHooks) => void;
 
 function load(): unknown {
   const M = Module as ModuleInternals;
-  if (compileCacheOff() || BUNDLE_HASH.startsWith('__')) {
-    debug('off');
-    return Module.createRequire(bundle)(bundle);
-  }
-  const dir = compileCacheDir();
-  if (!dir) debug('no-dir');
+  const off = compileCacheOff() || BUNDLE_HASH.startsWith('__');
+  if (off) debug('off');
+  const dir = off ? null : compileCacheDir();
+  if (!off && !dir) debug('no-dir');
   // Two caches: `answered` (taken after this process's first answer: the query path compiled in
   // it) and `loaded` (taken at exit by a process that answered none, as `tet info`): the first
   // one V8 accepts is used, and a process without the answered one writes it when it answers.
@@ -49,8 +49,9 @@ function load(): unknown {
       return undefined;
     }
   };
-  // latin1: the bundle is ASCII (scripts/finish-dist.mjs), so this is a plain copy.
-  const source = WRAP_HEAD + readFileSync(bundle, 'latin1') + WRAP_TAIL;
+  // latin1: the bundle is ASCII (scripts/finish-dist.mjs), so this is a plain copy, and it is
+  // compiled as read (no concatenation V8 would flatten again).
+  const source = readFileSync(bundle, 'latin1');
   let usedAnswered = false;
   let script: Script | undefined;
   for (const [f, answered] of [[answeredFile, true], [loadedFile, false]] as const) {
@@ -78,7 +79,7 @@ function load(): unknown {
     answered: () => { onAnswer?.(); onAnswer = null; },
   };
   try {
-    const wrapper = script.runInThisContext({ displayErrors: true }) as (...a: unknown[]) => void;
+    const wrapper = script.runInThisContext({ displayErrors: true }) as BundleWrapper;
     wrapper.call(mod.exports, mod.exports, Module.createRequire(bundle), mod, bundle, __dirname, hooks);
   } catch (e) {
     delete M._cache[bundle];
