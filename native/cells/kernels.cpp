@@ -439,6 +439,25 @@ Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScr
   return Resolved::Decoded;
 }
 
+namespace {
+
+// f(std::integral_constant<unsigned, k>) for k digits a lane in 2..8, else f(integral_constant<0>).
+template <class F>
+void with_radix_k(unsigned k, F&& f) {
+  switch (k) {
+    case 2: return f(std::integral_constant<unsigned, 2>());
+    case 3: return f(std::integral_constant<unsigned, 3>());
+    case 4: return f(std::integral_constant<unsigned, 4>());
+    case 5: return f(std::integral_constant<unsigned, 5>());
+    case 6: return f(std::integral_constant<unsigned, 6>());
+    case 7: return f(std::integral_constant<unsigned, 7>());
+    case 8: return f(std::integral_constant<unsigned, 8>());
+    default: return f(std::integral_constant<unsigned, 0>());
+  }
+}
+
+}  // namespace
+
 void filter_int(const Cell& b, const BlockMask& mask, std::vector<int64_t>& out, TierScratch& s,
                 std::vector<uint8_t>* valid_out) {
   require(b, Physical::Int, "filter_int");
@@ -458,7 +477,7 @@ void filter_int(const Cell& b, const BlockMask& mask, std::vector<int64_t>& out,
       // A few selected rows (up to a quarter): each row's digit peeled off its lane (lane = row / k
       // as row · ⌈2^20 / k⌉ >> 20, exact for rows < 2^11 and k < 2^9); more: the whole block.
       uint32_t selected = 0;
-      for (uint32_t k = 0; k < kMaskWords; ++k) selected += uint32_t(__builtin_popcountll(mask.words[k] & rows_in_word(b.len, k)));
+      for (uint32_t k = 0; k < kMaskWords; ++k) selected += tet::popcount64(mask.words[k] & rows_in_word(b.len, k));
       if (uint64_t(selected) * 4 >= b.len) break;
       const RadixFrame f = radix_frame(b);
       const uint64_t base = b.meta[0];
@@ -466,12 +485,32 @@ void filter_int(const Cell& b, const BlockMask& mask, std::vector<int64_t>& out,
       uint16_t rows[kBlockLanes];
       const uint32_t ns = selected_rows_prefetched(mask, b.len, b.payload, rows,
                                                    [&](uint32_t row) { return (((row * per) >> 20) * f.width) >> 3; });
-      for (uint32_t i = 0; i < ns; ++i) {
-        const uint32_t row = rows[i], lane = uint32_t((row * per) >> 20), digit = row - lane * f.k;
-        uint64_t x = str::unpack_lane(b.payload, lane, f.width);
-        for (uint32_t t = 0; t < digit; ++t) radix_peel(f, x);
-        push_selected(out, valid_out, as_i64(base + radix_peel(f, x)), row_valid(v, row));
-      }
+      auto gather = [&](auto digit_of) {
+        for (uint32_t i = 0; i < ns; ++i) {
+          const uint32_t row = rows[i], lane = uint32_t((row * per) >> 20);
+          const uint64_t x = str::unpack_lane(b.payload, lane, f.width);
+          push_selected(out, valid_out, as_i64(base + digit_of(x, row - lane * f.k)), row_valid(v, row));
+        }
+      };
+      // A row's digit index is as random as the rows: peeling exactly that many digits is a
+      // mispredicted branch a row. Up to 8 digits a lane every digit is peeled (a fixed count:
+      // independent multiplies across rows) and the row's one picked; wider lanes peel to it.
+      with_radix_k(f.k, [&](auto kc) {
+        constexpr unsigned K = decltype(kc)::value;
+        if constexpr (K == 0) {
+          gather([&](uint64_t x, uint32_t t) {
+            for (uint32_t j = 0; j < t; ++j) radix_peel(f, x);
+            return radix_peel(f, x);
+          });
+        } else {
+          gather([&](uint64_t x, uint32_t t) {
+            uint64_t d[K];
+            for (unsigned j = 0; j + 1 < K; ++j) d[j] = radix_peel(f, x);
+            d[K - 1] = x;
+            return d[t];
+          });
+        }
+      });
       return;
     }
     case Enc::Delta: {

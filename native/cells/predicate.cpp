@@ -535,33 +535,46 @@ bool huffman_pair(const Plan& plan, uint64_t b, RowSet& rows, std::vector<BlockO
   return true;
 }
 
-WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::vector<Predicate>& preds, uint32_t threads,
-                           const std::atomic<bool>* cancel) {
+// ---- WhereEvaluator --------------------------------------------------------------------------
+
+struct WhereEvaluator::Impl {
+  Plan plan;
+  WhereResult res;
+  uint64_t blocks = 0;
+  enum class Mode : uint8_t { Never, All, Tests } mode = Mode::Tests;
+  bool pair_strings = false;
+  std::vector<CellRef> held;  // column roots the plan points into
+  std::vector<BlockOutcome> outcomes;
+  std::vector<uint32_t> counts;
+  std::vector<std::unique_ptr<EvalScratch>> scratch;
+
+  void block_range(uint64_t first, uint64_t last, EvalScratch& es);
+};
+
+WhereEvaluator::WhereEvaluator(const TablesRegion& region, size_t table, const std::vector<Predicate>& preds)
+    : impl_(std::make_unique<Impl>()) {
   if (table >= region.tables().size())
     throw Error(Code::TET_QUERY_UNKNOWN_TABLE, "where: table index " + std::to_string(table) + " is outside the file");
+  Impl& m = *impl_;
   const TableInfo& info = region.tables()[table];
-  Plan plan;
+  Plan& plan = m.plan;
   for (const Predicate& p : preds) lower(info, p, plan.tests);
   plan.rows = info.rows;
-  const uint64_t blocks = (info.rows + kBlockLanes - 1) / kBlockLanes;
-  WhereResult res;
-  res.rows = RowSet(info.rows);
-  res.plan.rows = info.rows;
-  res.plan.blocks = blocks;
-  if (blocks == 0) return res;
-  const bool never = std::any_of(plan.tests.begin(), plan.tests.end(), [](const Test& t) { return t.form == Form::Never; });
-  if (never) {  // settled by the predicates alone
-    res.plan.blocks_zonemap_resolved = blocks;
-    return res;
+  m.blocks = (info.rows + kBlockLanes - 1) / kBlockLanes;
+  m.res.rows = RowSet(info.rows);
+  m.res.plan.rows = info.rows;
+  m.res.plan.blocks = m.blocks;
+  m.outcomes.resize(m.blocks);
+  m.counts.assign(m.blocks, 0);
+  if (std::any_of(plan.tests.begin(), plan.tests.end(), [](const Test& t) { return t.form == Form::Never; })) {
+    m.mode = Impl::Mode::Never;  // settled by the predicates alone
+    return;
   }
   if (plan.tests.empty()) {
-    for (uint64_t b = 0; b < blocks; ++b) all_rows(std::min<uint64_t>(kBlockLanes, info.rows - b * kBlockLanes), res.rows.block_words(b));
-    res.plan.selected = info.rows;
-    res.plan.blocks_zonemap_resolved = blocks;
-    return res;
+    m.mode = Impl::Mode::All;
+    return;
   }
   // Column roots (validated on first use), contexts and block indexes, once per column.
-  std::vector<CellRef> held;
   std::vector<size_t> column_of_slot;
   std::vector<const BlockIndex*> index_of_slot;
   for (size_t k = 0; k < plan.tests.size(); ++k) {
@@ -570,20 +583,20 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
     size_t s = static_cast<size_t>(it - column_of_slot.begin());
     if (it == column_of_slot.end()) {
       CellRef root = region.column(table, col);
-      if (!root || root->len != info.rows || block_count(*root) != blocks)
+      if (!root || root->len != info.rows || block_count(*root) != m.blocks)
         throw_invalid("column '" + info.columns[col].schema.name + "' does not span its table's rows");
-      held.push_back(root);
+      m.held.push_back(root);
       column_of_slot.push_back(col);
       index_of_slot.push_back(region.block_index(table, col));
     }
     plan.slot.push_back(s);
-    plan.roots.push_back(held[s].get());
+    plan.roots.push_back(m.held[s].get());
     plan.ctx.push_back(&region.context(table, col));
   }
   plan.columns = column_of_slot.size();
   for (size_t k = 0; k < plan.tests.size(); ++k) {
     const Test& t = plan.tests[k];
-    if (t.indexable() && index_of_slot[plan.slot[k]]) allow_by_index(*index_of_slot[plan.slot[k]], t, blocks, plan.candidate);
+    if (t.indexable() && index_of_slot[plan.slot[k]]) allow_by_index(*index_of_slot[plan.slot[k]], t, m.blocks, plan.candidate);
   }
   // Without a per-value index (whose pruning where_plan counts per block), a run of blocks whose
   // header bounds settle an int comparison false is skipped whole: its blocks are the ones a
@@ -595,59 +608,100 @@ WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::
   for (int strings_first = 1; strings_first >= 0; --strings_first)
     for (size_t k = 0; k < plan.tests.size(); ++k)
       if ((plan.tests[k].phys == Physical::Str) == (strings_first == 1)) plan.phase2.push_back(k);
+  // One string test and no block index: GlobalHuffman blocks go through the kernel two at a time
+  // (their streams walked interleaved), each outcome what evaluate_block gives that block alone.
+  m.pair_strings = plan.tests.size() == 1 && plan.tests[0].form == Form::Str && plan.candidate.empty();
+}
 
-  std::vector<BlockOutcome> outcomes(blocks);
-  std::vector<uint32_t> counts(blocks, 0);
+WhereEvaluator::~WhereEvaluator() = default;
+
+uint64_t WhereEvaluator::blocks() const { return impl_->blocks; }
+const RowSet& WhereEvaluator::rows() const { return impl_->res.rows; }
+
+void WhereEvaluator::reserve_slots(uint32_t slots) {
+  auto& scratch = impl_->scratch;
+  while (scratch.size() < std::max<uint32_t>(1, slots)) scratch.push_back(std::make_unique<EvalScratch>());
+}
+
+void WhereEvaluator::evaluate(uint64_t first, uint64_t last, uint32_t slot) {
+  Impl& m = *impl_;
+  if (slot >= m.scratch.size()) throw Error(Code::TET_INTERNAL, "where: evaluation slot without scratch");
+  m.block_range(first, std::min(last, m.blocks), *m.scratch[slot]);
+}
+
+void WhereEvaluator::Impl::block_range(uint64_t first, uint64_t last, EvalScratch& es) {
+  for (uint64_t b = first; b < last; ++b) {
+    uint64_t* w = res.rows.block_words(b);
+    if (mode == Mode::Never) {
+      outcomes[b].none = true;  // Resolved, nothing read; the words stay zero
+      continue;
+    }
+    if (mode == Mode::All) {
+      const uint32_t len = uint32_t(std::min<uint64_t>(kBlockLanes, plan.rows - b * kBlockLanes));
+      all_rows(len, w);
+      counts[b] = len;
+      continue;
+    }
+    const uint64_t span = b / kSpanBlocks;
+    bool never = false;
+    for (const auto& [k, spans] : plan.span_tests)
+      if (span < spans->size() && int_span_never((*spans)[span], plan.tests[k].op, plan.tests[k].i)) never = true;
+    if (never) {
+      outcomes[b].none = true;  // counts stay 0
+      continue;
+    }
+    if (pair_strings && b + 1 < last && huffman_pair(plan, b, res.rows, outcomes, counts)) {
+      ++b;
+      continue;
+    }
+    outcomes[b] = evaluate_block(plan, b, w, es);
+    uint32_t n = 0;
+    if (!outcomes[b].none)
+      for (uint32_t k = 0; k < kBlockLanes / 64; ++k) n += tet::popcount64(w[k]);
+    counts[b] = n;
+  }
+}
+
+WhereResult WhereEvaluator::finish() {
+  Impl& m = *impl_;
+  WhereResult res = std::move(m.res);
+  if (m.mode == Impl::Mode::Never || m.mode == Impl::Mode::All) res.plan.blocks_zonemap_resolved = m.blocks;
+  else
+    for (const BlockOutcome& o : m.outcomes) {
+      res.plan.blocks_zonemap_resolved += o.how == Settled::Resolved;
+      res.plan.blocks_index_pruned += o.how == Settled::IndexPruned;
+      res.plan.blocks_decoded += o.how == Settled::Decoded;
+      res.plan.payload_bytes_read += o.bytes;
+    }
+  uint64_t selected = 0;
+  for (uint32_t n : m.counts) selected += n;
+  res.rows.set_block_counts(std::move(m.counts));
+  res.plan.selected = selected;
+  return res;
+}
+
+WhereResult evaluate_where(const TablesRegion& region, size_t table, const std::vector<Predicate>& preds, uint32_t threads,
+                           const std::atomic<bool>* cancel) {
+  WhereEvaluator we(region, table, preds);
+  const uint64_t blocks = we.blocks();
   exec::ThreadPool& pool = exec::ThreadPool::instance();
   // Items of kBlocksPerItem blocks: most blocks of a selective where are settled by their header
   // in nanoseconds, so an item per block would be mostly dispatch.
-  constexpr uint64_t kBlocksPerItem = 32;
+  constexpr uint64_t kBlocksPerItem = kSpanBlocks;
   const uint64_t items = (blocks + kBlocksPerItem - 1) / kBlocksPerItem;
-  std::vector<std::unique_ptr<EvalScratch>> scratch(pool.participants(items, threads));
-  for (auto& s : scratch) s = std::make_unique<EvalScratch>();
+  we.reserve_slots(pool.participants(items, threads));
   auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
-  // One string test and no block index: GlobalHuffman blocks go through the kernel two at a time
-  // (their streams walked interleaved), each outcome what evaluate_block gives that block alone.
-  const bool pair_strings = plan.tests.size() == 1 && plan.tests[0].form == Form::Str && plan.candidate.empty();
-  static_assert(kBlocksPerItem == kSpanBlocks, "an item is one run of int_spans");
   auto run = [&](uint64_t item, uint32_t slot) {
     if (cancelled()) return;
-    const uint64_t end = std::min(blocks, (item + 1) * kBlocksPerItem);
-    for (const auto& [k, spans] : plan.span_tests)
-      if (item < spans->size() && int_span_never((*spans)[item], plan.tests[k].op, plan.tests[k].i)) {
-        for (uint64_t b = item * kBlocksPerItem; b < end; ++b) outcomes[b].none = true;  // counts stay 0
-        return;
-      }
-    for (uint64_t b = item * kBlocksPerItem; b < end; ++b) {
-      uint64_t* w = res.rows.block_words(b);
-      if (pair_strings && b + 1 < end && huffman_pair(plan, b, res.rows, outcomes, counts)) {
-        ++b;
-        continue;
-      }
-      outcomes[b] = evaluate_block(plan, b, w, *scratch[slot]);
-      uint32_t n = 0;
-      if (!outcomes[b].none)
-        for (uint32_t k = 0; k < kBlockLanes / 64; ++k) n += tet::popcount64(w[k]);
-      counts[b] = n;
-    }
+    we.evaluate(item * kBlocksPerItem, (item + 1) * kBlocksPerItem, slot);
   };
-  if (threads == 1 || items == 1) {
+  if (threads == 1 || items <= 1) {
     for (uint64_t i = 0; i < items; ++i) run(i, 0);
   } else {
     pool.parallel_for(items, threads, run);
   }
   if (cancelled()) throw Error(Code::TET_CANCELLED, "where: the evaluation was cancelled");
-  for (const BlockOutcome& o : outcomes) {
-    res.plan.blocks_zonemap_resolved += o.how == Settled::Resolved;
-    res.plan.blocks_index_pruned += o.how == Settled::IndexPruned;
-    res.plan.blocks_decoded += o.how == Settled::Decoded;
-    res.plan.payload_bytes_read += o.bytes;
-  }
-  uint64_t selected = 0;
-  for (uint32_t n : counts) selected += n;
-  res.rows.set_block_counts(std::move(counts));
-  res.plan.selected = selected;
-  return res;
+  return we.finish();
 }
 
 }  // namespace tet::cells

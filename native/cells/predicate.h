@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -111,6 +112,33 @@ struct WherePlan {
 struct WhereResult {
   RowSet rows;
   WherePlan plan;
+};
+
+// A where evaluated a run of blocks at a time, for a caller that folds each block's rows right
+// after its where (a table query: the block's bytes are still in cache, where a where over the
+// whole table first had them back from memory). The construction validates and prepares as
+// evaluate_where does (and throws its errors); evaluate() may run on several threads at once for
+// disjoint block ranges, each with its own slot; finish() once every block was evaluated gives
+// what evaluate_where would have.
+class WhereEvaluator {
+ public:
+  WhereEvaluator(const TablesRegion& region, size_t table, const std::vector<Predicate>& preds);
+  ~WhereEvaluator();
+  WhereEvaluator(const WhereEvaluator&) = delete;
+  WhereEvaluator& operator=(const WhereEvaluator&) = delete;
+
+  uint64_t blocks() const;
+  // Scratch for slots [0, slots) (evaluate's `slot`).
+  void reserve_slots(uint32_t slots);
+  // Blocks [first, last) (clamped to blocks()) into rows()' words.
+  void evaluate(uint64_t first, uint64_t last, uint32_t slot);
+  // The selection so far: an evaluated block's words are final (block counts come with finish).
+  const RowSet& rows() const;
+  WhereResult finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // AND of `preds` over table `table` (each validated first). No predicates select every row.

@@ -189,6 +189,9 @@ struct QueryCtx {
   BudgetMeter& meter;
   uint32_t threads;
   const std::atomic<bool>* cancel;
+  // Set where the where is evaluated unit by unit inside the fold (run_scalar): `sel` is its
+  // rows, each unit's blocks evaluated just before the unit folds them.
+  cells::WhereEvaluator* where_eval = nullptr;
 };
 
 template <class T, class F> class Reducer {
@@ -510,10 +513,14 @@ void run_scalar(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& r
   Acc<F> total = red.identity();
   OrderedMerge<Acc<F>> merger(units.count, [&](Acc<F>& p) { red.merge(total, p); });
   auto scratch = slot_scratch(units, q.threads, 0);
+  if (q.where_eval) q.where_eval->reserve_slots(uint32_t(scratch.size()));
   const size_t col = q.plan.column;
   res.threads_used = run_units(units, q.threads, [&](uint64_t u, uint32_t slot) {
     auto a = std::make_unique<Acc<F>>(red.identity());
     SlotScratch& s = *scratch[slot];
+    // The unit's where first: its blocks' bytes are then still in cache when they are folded
+    // (for a where on the folded column, the same bytes).
+    if (q.where_eval) q.where_eval->evaluate(units.first(u), units.last(u), slot);
     BlockMask sel;
     for (uint64_t b = units.first(u); b < units.last(u); ++b) {
       const uint32_t n = block_selection(q.sel, b, block_len(q.tb, b), sel);
@@ -1266,14 +1273,21 @@ TableQueryResult run_table_query(const TablesRegion& region, const TableQueryPla
   TableQueryResult res;
   cells::WhereResult where;
   const bool filtered = !plan.where.empty();
-  if (filtered) {
-    where = cells::evaluate_where(region, plan.table, plan.where, limits.threads, limits.cancel);
-    res.where = where.plan;
-  } else {
-    res.where.rows = res.where.selected = info.rows;
-  }
+  // An ungrouped reduction of a column folds each unit's blocks right after their where (one pass
+  // over the table); every other query takes the whole where first.
+  const bool where_in_fold =
+      filtered && plan.mode == TableQueryPlan::Mode::Reduce && plan.group_by.empty() && !plan.count_rows;
+  std::unique_ptr<cells::WhereEvaluator> where_eval;
+  if (where_in_fold) where_eval = std::make_unique<cells::WhereEvaluator>(region, plan.table, plan.where);
+  else if (filtered) where = cells::evaluate_where(region, plan.table, plan.where, limits.threads, limits.cancel);
   res.has_where = plan.has_where || filtered;
-  res.rows_selected = filtered ? where.plan.selected : info.rows;
+  auto where_done = [&] {
+    if (where_eval) where = where_eval->finish();
+    if (filtered) res.where = where.plan;
+    else res.where.rows = res.where.selected = info.rows;
+    res.rows_selected = filtered ? where.plan.selected : info.rows;
+  };
+  if (!where_eval) where_done();
 
   TableBlocks tb(region, plan.table);
   auto load = [&](size_t c) { tb.load(c); };
@@ -1285,9 +1299,11 @@ TableQueryResult run_table_query(const TablesRegion& region, const TableQueryPla
     for (const GroupKey& g : plan.group_by) load(g.column);
   }
   BudgetMeter meter(limits.memory_budget_bytes);
-  const QueryCtx q{tb, plan, filtered ? &where.rows : nullptr, meter, limits.threads, limits.cancel};
+  const RowSet* sel = where_eval ? &where_eval->rows() : filtered ? &where.rows : nullptr;
+  const QueryCtx q{tb, plan, sel, meter, limits.threads, limits.cancel, where_eval.get()};
   if (plan.mode == TableQueryPlan::Mode::Rows) run_rows(q, res);
   else run_reduce(q, res);
+  if (where_eval) where_done();
   return res;
 }
 

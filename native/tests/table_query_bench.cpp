@@ -1,12 +1,13 @@
-// Grouped table queries on the obs shape (bench/lib/obs.mjs: 10^4 stations, 200 skewed countries,
-// temp_c with 1 row in 200 null): Q3a mean(temp_c) group by country, Q3b mean(temp_c) group by
-// station_id, at 1 and 2 threads. Prints the best time of each and a digest of the result bits
+// Table queries on the obs shape (bench/lib/obs.mjs: 10^4 stations, 200 skewed countries, temp_c
+// with 1 row in 200 null, pressure_pa = 98000 + splitmix(3i) % 5000): Q3a mean(temp_c) group by
+// country, Q3b mean(temp_c) group by station_id, Q2a sum(pressure_pa) where country = 'AA', Q2b
+// sum(pressure_pa) where pressure_pa < 98100, at 1 and 2 threads. Prints the best time of each and a digest of the result bits
 // (the groups' keys, counts and values), so two builds can be checked for identical results;
 // best of 11 runs, wall time and CPU time (all threads).
 // Not a test; build by hand against the core objects, e.g.
 //   g++ -std=c++17 -O3 -Inative/include -Inative -Inative/tests native/tests/table_query_bench.cpp
 //       cmake-build/release/libtet_core.a cmake-build/release/libtet_zstd.a -lpthread -o /tmp/tqb
-//   /tmp/tqb [rows = 10000000] [queries = ab] [runs = 11]
+//   /tmp/tqb [rows = 10000000] [queries = ab: a Q3a, b Q3b, c Q2a, d Q2b] [runs = 11]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -57,6 +58,7 @@ uint64_t digest(const TableQueryResult& r) {
   }
   eat(r.group_counts.data(), r.group_counts.size() * 8);
   eat(r.values.f.data(), r.values.f.size() * 8);
+  eat(r.values.wide.data(), r.values.wide.size() * sizeof(r.values.wide[0]));
   return h;
 }
 
@@ -64,7 +66,7 @@ uint64_t digest(const TableQueryResult& r) {
 
 int main(int argc, char** argv) {
   const uint64_t rows = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10000000;
-  const char* only = argc > 2 ? argv[2] : "ab";  // the queries to run: a (Q3a), b (Q3b)
+  const char* only = argc > 2 ? argv[2] : "ab";  // the queries to run: a (Q3a), b (Q3b), c (Q2a), d (Q2b)
   const int reps = argc > 3 ? std::atoi(argv[3]) : 11;
   constexpr uint64_t kStations = 10000, kRowsPerHour = 10000;
   const int sin_tenths[24] = {0, 26, 50, 71, 87, 97, 100, 97, 87, 71, 50, 26, 0, -26, -50, -71, -87, -97, -100, -97, -87, -71, -50, -26};
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
   std::vector<std::string_view> ctry(rows);
   std::vector<double> temp(rows);
   std::vector<uint8_t> temp_ok(rows);
+  std::vector<int64_t> pressure(rows);
   for (uint64_t i = 0; i < rows; ++i) {
     const uint64_t s = i % kStations, hour = i / kRowsPerHour;
     station[i] = int64_t(s);
@@ -87,10 +90,12 @@ int main(int argc, char** argv) {
     temp_ok[i] = splitmix(7 * i) % 200 != 0;
     const int64_t tenths = 50 + sin_tenths[hour % 24] + bias[s] + int64_t(splitmix(i) % 100) - 50;
     temp[i] = temp_ok[i] ? double(tenths) / 10 : 0.0;
+    pressure[i] = 98000 + int64_t(splitmix(3 * i) % 5000);
   }
   RegionWriter w(memory_spool());
   const uint32_t t = w.add_table("obs", "", kNoAxis,
-                                 {ColumnSchema{"station_id", Kind::Int}, ColumnSchema{"country", Kind::Str}, ColumnSchema{"temp_c", Kind::Float}});
+                                 {ColumnSchema{"station_id", Kind::Int}, ColumnSchema{"country", Kind::Str}, ColumnSchema{"temp_c", Kind::Float},
+                                  ColumnSchema{"pressure_pa", Kind::Int}});
   {
     IntBuilder b(Kind::Int);
     b.push_many(station.data(), nullptr, rows);
@@ -109,18 +114,35 @@ int main(int argc, char** argv) {
     b.push_many(temp.data(), temp_ok.data(), rows);
     w.add_column(t, 2, *b.finish());
   }
+  {
+    IntBuilder b(Kind::Int);
+    b.push_many(pressure.data(), nullptr, rows);
+    w.add_column(t, 3, *b.finish());
+  }
   tet_test::AlignedBytes bytes(tet_test::region_bytes(w));
   TablesRegion region(bytes.p, bytes.len);
 
-  const struct { const char* name; size_t key; } queries[] = {{"Q3a mean(temp_c) by country", 1}, {"Q3b mean(temp_c) by station_id", 0}};
+  struct Query { const char* name; char id; size_t key; };
+  const Query queries[] = {{"Q3a mean(temp_c) by country", 'a', 1}, {"Q3b mean(temp_c) by station_id", 'b', 0},
+                           {"Q2a sum(pressure_pa) where country=AA", 'c', 0}, {"Q2b sum(pressure_pa) where p<98100", 'd', 0}};
   for (const auto& qd : queries) {
-    if (!std::strchr(only, qd.name[2])) continue;
+    if (!std::strchr(only, qd.id)) continue;
     TableQueryPlan p;
-    p.op = Op::Mean;
-    p.column = 2;
-    GroupKey g;
-    g.column = qd.key;
-    p.group_by = {g};
+    if (qd.id == 'a' || qd.id == 'b') {
+      p.op = Op::Mean;
+      p.column = 2;
+      GroupKey g;
+      g.column = qd.key;
+      p.group_by = {g};
+    } else {
+      p.op = Op::Sum;
+      p.column = 3;
+      cells::Predicate pr;
+      if (qd.id == 'c') pr.column = 1, pr.op = cells::WhereOp::Eq, pr.value = cells::Literal::of_str("AA");
+      else pr.column = 3, pr.op = cells::WhereOp::Lt, pr.value = cells::Literal::of_int(98100);
+      p.where = {pr};
+      p.has_where = true;
+    }
     for (uint32_t threads : {1u, 2u}) {
       double best = 1e30, best_cpu = 1e30;
       uint64_t d = 0;
