@@ -385,8 +385,9 @@ IntMinMax min_max_int(const Cell& b, TierScratch& s) {
   return r;
 }
 
-Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScratch& s) {
+Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScratch& s, IntTier* decoded) {
   require(b, Physical::Int, "compare_int");
+  if (decoded) decoded->count = 0;
   if (valid_count(b) == 0) return resolve_as(b, Resolved::AllFalse, out);
   int64_t lo, hi;
   if (int_bounds(b, &lo, &hi))
@@ -416,6 +417,7 @@ Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScr
     });
   } else {
     const IntTier t = decode_tier(b, 0, n, s);
+    if (decoded) *decoded = t;
     if (t.bits < 64) {
       const __int128 off = t.offset, cc = c;
       with_lanes(t, [&](const auto* l) {
@@ -522,12 +524,30 @@ void filter_int(const Cell& b, const BlockMask& mask, std::vector<int64_t>& out,
     }
     default: break;
   }
-  const IntTier t = decode_tier(b, 0, static_cast<uint32_t>(b.len), s);
+  filter_int_tier(b, decode_tier(b, 0, static_cast<uint32_t>(b.len), s), mask, out, valid_out);
+}
+
+void filter_int_tier(const Cell& b, const IntTier& t, const BlockMask& mask, std::vector<int64_t>& out,
+                     std::vector<uint8_t>* valid_out) {
+  if (t.count != b.len) throw Error(Code::TET_INTERNAL, "filter_int_tier: the tier is not the whole block");
+  const uint8_t* v = b.validity();
   const uint64_t off = bits_of(t.offset);
-  with_lanes(t, [&](const auto* l) {
-    for_each_selected(mask, b.len, [&](uint32_t row) {
-      push_selected(out, valid_out, as_i64(off + uint64_t(l[row])), row_valid(v, row));
+  if (valid_out || v) {
+    with_lanes(t, [&](const auto* l) {
+      for_each_selected(mask, b.len, [&](uint32_t row) {
+        push_selected(out, valid_out, as_i64(off + uint64_t(l[row])), row_valid(v, row));
+      });
     });
+    return;
+  }
+  // Every row present, no validity wanted: the values straight into their places.
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < kMaskWords; ++k) n += tet::popcount64(mask.words[k] & rows_in_word(b.len, k));
+  const size_t at = out.size();
+  out.resize(at + n);
+  int64_t* o = out.data() + at;
+  with_lanes(t, [&](const auto* l) {
+    for_each_selected(mask, b.len, [&](uint32_t row) { *o++ = as_i64(off + uint64_t(l[row])); });
   });
 }
 
@@ -942,7 +962,7 @@ FloatMinMax column_min_max_float(const Cell* root, TierScratch& s) {
 }
 
 ColumnMask column_compare_int(const Cell* root, CmpOp op, int64_t c, TierScratch& s) {
-  return column_compare(root, op, c, s, compare_int);
+  return column_compare(root, op, c, s, [](const Cell& b, CmpOp o, int64_t k, BlockMask& m, TierScratch& t) { return compare_int(b, o, k, m, t); });
 }
 ColumnMask column_compare_float(const Cell* root, CmpOp op, double c, TierScratch& s) {
   return column_compare(root, op, c, s, compare_float);

@@ -64,13 +64,19 @@ IntSum sum_bool(const Cell& block, TierScratch& scratch);  // true rows
 FloatSum sum_float(const Cell& block, TierScratch& scratch);
 IntMinMax min_max_int(const Cell& block, TierScratch& scratch);
 FloatMinMax min_max_float(const Cell& block, TierScratch& scratch);
-Resolved compare_int(const Cell& block, CmpOp op, int64_t constant, BlockMask& out, TierScratch& scratch);
+// `decoded`, when given: the block's tier where the comparison decoded every row into `scratch`
+// (count = len; valid until `scratch` is reused), else count 0.
+Resolved compare_int(const Cell& block, CmpOp op, int64_t constant, BlockMask& out, TierScratch& scratch,
+                     IntTier* decoded = nullptr);
 Resolved compare_float(const Cell& block, CmpOp op, double constant, BlockMask& out, TierScratch& scratch);
 Resolved compare_bool(const Cell& block, CmpOp op, bool constant, BlockMask& out, TierScratch& scratch);  // false < true
 // Appends the value of every row `mask` selects (a null row as the kind's zero, and then 0 to
 // `valid_out` when given, else 1).
 void filter_int(const Cell& block, const BlockMask& mask, std::vector<int64_t>& out, TierScratch& scratch,
                 std::vector<uint8_t>* valid_out = nullptr);
+// filter_int from the block's tier already decoded (every row: a compare_int's `decoded`).
+void filter_int_tier(const Cell& block, const IntTier& tier, const BlockMask& mask, std::vector<int64_t>& out,
+                     std::vector<uint8_t>* valid_out = nullptr);
 void filter_float(const Cell& block, const BlockMask& mask, std::vector<double>& out, TierScratch& scratch,
                   std::vector<uint8_t>* valid_out = nullptr);
 void filter_bool(const Cell& block, const BlockMask& mask, std::vector<uint8_t>& out, TierScratch& scratch,

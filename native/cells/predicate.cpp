@@ -289,10 +289,12 @@ std::optional<Resolved> probe(const Test& t, const Cell& c) {
 
 // Kernels fill `m` with the present rows that match (AllTrue / AllFalse: the caller takes the
 // validity instead). `reads_values` is false for a mask-only test (is_null).
-Resolved run_kernel(const Test& t, const Cell& c, BlockMask& m, TierScratch& s, const DecodeContext& ctx) {
+// `decoded`: compare_int's (an int comparison's whole-block tier in `s`), else count 0.
+Resolved run_kernel(const Test& t, const Cell& c, BlockMask& m, TierScratch& s, const DecodeContext& ctx, IntTier& decoded) {
+  decoded.count = 0;
   switch (t.form) {
     case Form::Cmp:
-      if (t.phys == Physical::Int) return compare_int(c, t.op, t.i, m, s);
+      if (t.phys == Physical::Int) return compare_int(c, t.op, t.i, m, s, &decoded);
       if (t.phys == Physical::Float) return compare_float(c, t.op, t.f, m, s);
       return compare_bool(c, t.op, t.b, m, s);
     case Form::In:
@@ -359,10 +361,16 @@ struct EvalScratch {
   std::vector<const Cell*> cells;
   std::vector<int8_t> header;
   std::vector<uint8_t> read_mask, read_payload;
+  // The last kernel run's whole-block tier of an int comparison, as it still is in `tier`: column
+  // `decoded_column`'s block `decoded_block` (~0: none).
+  IntTier decoded;
+  size_t decoded_column = ~size_t(0);
+  uint64_t decoded_block = ~uint64_t(0);
 };
 
 BlockOutcome evaluate_block(const Plan& plan, uint64_t block, uint64_t* out, EvalScratch& es) {
   BlockOutcome o;
+  es.decoded_block = ~uint64_t(0);
   if (!plan.candidate.empty() && !plan.candidate[block]) return o.how = Settled::IndexPruned, o.none = true, o;
   const size_t n = plan.tests.size();
   TierScratch& scratch = es.tier;
@@ -417,7 +425,10 @@ BlockOutcome evaluate_block(const Plan& plan, uint64_t block, uint64_t* out, Eva
       for (uint32_t w = 0; w < kWords; ++w) acc[w] &= m.words[w];
       continue;
     }
-    const Resolved r = run_kernel(t, c, m, scratch, *plan.ctx[k]);
+    const Resolved r = run_kernel(t, c, m, scratch, *plan.ctx[k], es.decoded);
+    // Only the last kernel's decode is still in the scratch.
+    es.decoded_block = es.decoded.count == c.len ? block : ~uint64_t(0);
+    es.decoded_column = t.column;
     if (r == Resolved::AllFalse) {
       std::memset(acc, 0, sizeof acc);
       break;
@@ -617,6 +628,17 @@ WhereEvaluator::~WhereEvaluator() = default;
 
 uint64_t WhereEvaluator::blocks() const { return impl_->blocks; }
 const RowSet& WhereEvaluator::rows() const { return impl_->res.rows; }
+
+bool WhereEvaluator::reads_column(size_t column) const {
+  const auto& tests = impl_->plan.tests;
+  return std::any_of(tests.begin(), tests.end(), [&](const Test& t) { return t.column == column; });
+}
+
+const IntTier* WhereEvaluator::decoded(uint32_t slot, size_t column, uint64_t block) const {
+  if (slot >= impl_->scratch.size()) return nullptr;
+  const EvalScratch& es = *impl_->scratch[slot];
+  return es.decoded_block == block && es.decoded_column == column ? &es.decoded : nullptr;
+}
 
 void WhereEvaluator::reserve_slots(uint32_t slots) {
   auto& scratch = impl_->scratch;

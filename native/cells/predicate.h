@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "cells/region.h"
+#include "cells/tiers.h"
 
 namespace tet::cells {
 
@@ -134,6 +135,12 @@ class WhereEvaluator {
   void evaluate(uint64_t first, uint64_t last, uint32_t slot);
   // The selection so far: an evaluated block's words are final (block counts come with finish).
   const RowSet& rows() const;
+  // Whether a test reads column `column`.
+  bool reads_column(size_t column) const;
+  // Column `column`'s block `block` as the where decoded it into slot `slot`'s scratch (every row,
+  // an int comparison's tier), if that is still the last thing decoded there; else null. Valid
+  // until the slot evaluates again.
+  const IntTier* decoded(uint32_t slot, size_t column, uint64_t block) const;
   WhereResult finish();
 
  private:

@@ -205,8 +205,10 @@ template <class T, class F> class Reducer {
     return a;
   }
 
-  // One block of the ungrouped fold: the selected present values as one run.
-  void block(Acc<F>& a, const Cell& blk, const BlockMask& sel, uint32_t nsel, CompactRows& cr) const {
+  // One block of the ungrouped fold: the selected present values as one run. `decoded`: the
+  // block's tier as the where decoded it (the values are read from it).
+  void block(Acc<F>& a, const Cell& blk, const BlockMask& sel, uint32_t nsel, CompactRows& cr,
+             const cells::IntTier* decoded = nullptr) const {
     a.rows += nsel;
     if (nsel == 0 || q_.plan.count_rows) return;
     BlockMask pm;
@@ -228,7 +230,7 @@ template <class T, class F> class Reducer {
       return;
     }
     if (all && encoded_fold(a, blk, *cr.scratch)) return;
-    cr.load(blk, phys_, pm, q_.tb.context(q_.plan.column), false);
+    cr.load(blk, phys_, pm, q_.tb.context(q_.plan.column), false, decoded);
     a.present += np;
     const T* x = values(cr);
     if (need_ == Need::Gather) {
@@ -515,17 +517,20 @@ void run_scalar(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& r
   auto scratch = slot_scratch(units, q.threads, 0);
   if (q.where_eval) q.where_eval->reserve_slots(uint32_t(scratch.size()));
   const size_t col = q.plan.column;
+  const bool where_per_block = q.where_eval && q.where_eval->reads_column(col);
   res.threads_used = run_units(units, q.threads, [&](uint64_t u, uint32_t slot) {
     auto a = std::make_unique<Acc<F>>(red.identity());
     SlotScratch& s = *scratch[slot];
-    // The unit's where first: its blocks' bytes are then still in cache when they are folded
-    // (for a where on the folded column, the same bytes).
-    if (q.where_eval) q.where_eval->evaluate(units.first(u), units.last(u), slot);
+    // The unit's where first: its blocks' bytes are then still in cache when they are folded.
+    // A where that tests the folded column goes a block at a time: the fold reads the values
+    // the where decoded (cells::WhereEvaluator::decoded) instead of decoding them again.
+    if (q.where_eval && !where_per_block) q.where_eval->evaluate(units.first(u), units.last(u), slot);
     BlockMask sel;
     for (uint64_t b = units.first(u); b < units.last(u); ++b) {
+      if (where_per_block) q.where_eval->evaluate(b, b + 1, slot);
       const uint32_t n = block_selection(q.sel, b, block_len(q.tb, b), sel);
       if (n == 0) continue;  // nothing selected: the block's view is not even looked at
-      red.block(*a, q.tb.block(col, b), sel, n, s.value);
+      red.block(*a, q.tb.block(col, b), sel, n, s.value, where_per_block ? q.where_eval->decoded(slot, col, b) : nullptr);
     }
     merger.done(u, std::move(a));
   }, q.cancel);

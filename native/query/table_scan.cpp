@@ -13,7 +13,7 @@ using namespace cells;
 
 TableBlocks::TableBlocks(const TablesRegion& r, size_t t)
     : region(r), table(t), info(r.tables()[t]), rows(info.rows), blocks((info.rows + kBlockLanes - 1) / kBlockLanes),
-      roots_(info.columns.size()) {}
+      roots_(info.columns.size()), ctx_(info.columns.size(), nullptr) {}
 
 void TableBlocks::load(size_t column) {
   if (roots_[column]) return;
@@ -21,6 +21,7 @@ void TableBlocks::load(size_t column) {
   if (rows > 0 && (!roots_[column] || block_count(*roots_[column]) != blocks))
     throw Error(Code::TET_CELLS_INVALID, "table '" + info.name + "' column '" + schema(column).name +
                                              "' does not have the table's " + std::to_string(blocks) + " blocks");
+  ctx_[column] = &region.context(table, column);
 }
 
 uint32_t block_selection(const RowSet* sel, uint64_t b, uint32_t len, BlockMask& out) {
@@ -100,9 +101,15 @@ bool selects_all(const BlockMask& mask, uint64_t len) {
 
 }  // namespace
 
-void CompactRows::load(const Cell& block, Physical phys, const BlockMask& mask, const DecodeContext& ctx, bool with_validity) {
+void CompactRows::load(const Cell& block, Physical phys, const BlockMask& mask, const DecodeContext& ctx, bool with_validity,
+                       const IntTier* decoded) {
   std::vector<uint8_t>* vout = with_validity ? &valid : nullptr;
   valid.clear();
+  if (decoded && phys == Physical::Int) {
+    i.clear();
+    filter_int_tier(block, *decoded, mask, i, vout);
+    return;
+  }
   if ((phys == Physical::Int || phys == Physical::Float) && selects_all(mask, block.len)) {
     // every row: decode the block in place of filtering it row by row (the same present values;
     // a null row may read differently, and no reader looks at it)

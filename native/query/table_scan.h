@@ -29,13 +29,17 @@ struct TableBlocks {
   const cells::TableInfo& info;
   uint64_t rows = 0, blocks = 0;
   const cells::Cell& block(size_t column, uint64_t b) const { return cells::block_at(*roots_[column], b); }
-  const cells::DecodeContext& context(size_t column) const { return region.context(table, column); }
+  // A loaded column's decode context (looked up once: the region's lookup takes its lock).
+  const cells::DecodeContext& context(size_t column) const {
+    return ctx_[column] ? *ctx_[column] : region.context(table, column);
+  }
   const cells::ColumnSchema& schema(size_t column) const { return info.columns[column].schema; }
   // Loads (validates) a column's blocks; every column a pass reads is loaded first.
   void load(size_t column);
 
  private:
   std::vector<cells::CellRef> roots_;
+  std::vector<const cells::DecodeContext*> ctx_;
 };
 
 // The rows of block b the where selects (all of its rows without a where); returns their count.
@@ -104,8 +108,10 @@ struct CompactRows {
   cells::StrBuffer strs;                 // the whole block, decoded
   std::vector<uint32_t> str_rows;        // row within the block of each selected row
   cells::TierScratch* scratch = nullptr;
+  // `decoded`: the block's whole tier already decoded (a where's, cells::WhereEvaluator::decoded),
+  // read instead of the payload for an Int-stored block.
   void load(const cells::Cell& block, cells::Physical phys, const cells::BlockMask& mask, const cells::DecodeContext& ctx,
-            bool with_validity);
+            bool with_validity, const cells::IntTier* decoded = nullptr);
   // Only `valid` (count / null_count read nothing else).
   void load_validity(const cells::Cell& block, const cells::BlockMask& mask);
   std::string_view str(size_t k) const { return strs.at(str_rows[k]); }

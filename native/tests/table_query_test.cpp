@@ -327,6 +327,33 @@ TEST_CASE("every reduction on int, float and bool columns, over every selection"
       for (Op op : kNumericOps) check_numeric(sel, op, col);
 }
 
+// A where that tests the folded column: the fold reads the values the where decoded (its tier)
+// instead of the payload; with a second int test after it, what the scratch holds last is the
+// other column's decode, which the fold must not take for its own.
+TEST_CASE("a where on the folded column (the where's decoded values reused), alone and beside other tests") {
+  const std::vector<Selection> on_folded = {
+      {"i < 0", {pred(I, WhereOp::Lt, Literal::of_int(0))}, [](const std::vector<ModelColumn>& c, size_t r) { return c[I].ok[r] && c[I].i[r] < 0; }},
+      {"i >= 1020", {pred(I, WhereOp::Ge, Literal::of_int(1020))},
+       [](const std::vector<ModelColumn>& c, size_t r) { return c[I].ok[r] && c[I].i[r] >= 1020; }},
+      {"i != 42, r >= 3000", {pred(I, WhereOp::Ne, Literal::of_int(42)), pred(R, WhereOp::Ge, Literal::of_int(3000))},
+       [](const std::vector<ModelColumn>& c, size_t r) { return c[I].ok[r] && c[I].i[r] != 42 && r >= 3000; }},
+      {"r >= 3000, i > -500", {pred(R, WhereOp::Ge, Literal::of_int(3000)), pred(I, WhereOp::Gt, Literal::of_int(-500))},
+       [](const std::vector<ModelColumn>& c, size_t r) { return c[I].ok[r] && c[I].i[r] > -500 && r >= 3000; }},
+      {"m = 3", {pred(M, WhereOp::Eq, Literal::of_int(3))}, [](const std::vector<ModelColumn>& c, size_t r) { return c[M].i[r] == 3; }},
+      {"r < 2100", {pred(R, WhereOp::Lt, Literal::of_int(2100))}, [](const std::vector<ModelColumn>&, size_t r) { return r < 2100; }},
+      // both tests decode (m: a radix frame, r: a sequence) in the same blocks, in both orders
+      {"m != 0, r >= 3000", {pred(M, WhereOp::Ne, Literal::of_int(0)), pred(R, WhereOp::Ge, Literal::of_int(3000))},
+       [](const std::vector<ModelColumn>& c, size_t r) { return c[M].i[r] != 0 && r >= 3000; }},
+      {"r >= 3000, m != 0", {pred(R, WhereOp::Ge, Literal::of_int(3000)), pred(M, WhereOp::Ne, Literal::of_int(0))},
+       [](const std::vector<ModelColumn>& c, size_t r) { return c[M].i[r] != 0 && r >= 3000; }},
+      {"i < 1000, r >= 500", {pred(I, WhereOp::Lt, Literal::of_int(1000)), pred(R, WhereOp::Ge, Literal::of_int(500))},
+       [](const std::vector<ModelColumn>& c, size_t r) { return c[I].ok[r] && c[I].i[r] < 1000 && r >= 500; }},
+  };
+  for (const Selection& sel : on_folded)
+    for (size_t col : {size_t(I), size_t(M), size_t(R)})
+      for (Op op : kNumericOps) check_numeric(sel, op, col);
+}
+
 TEST_CASE("exact integer sums beyond 2^53") {
   for (const Selection& sel : selections()) {
     __int128 want = 0;
