@@ -52,9 +52,8 @@ export default defineConfig([
     dts: true,
     // ASCII only (non-ASCII escaped): the loader reads the bundle as latin1, a copy, where UTF-8
     // text costs a decode (lib/loader/sdk-loader.ts).
-    esbuildOptions(options, { format }) {
+    esbuildOptions(options) {
       options.charset = 'ascii';
-      if (format === 'cjs') options.minifyWhitespace = true;
     },
     sourcemap: true,
     clean: false,

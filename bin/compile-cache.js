@@ -1,6 +1,6 @@
 'use strict';
 // V8 code cache for the CLI (docs/performance.md "CLI start-up"): compiling the SDK's bundle
-// (dist/sdk.cjs, ~430 KB) and commander is most of what `tet info` pays over a bare `node`.
+// (dist/sdk.cjs, ~600 KB) and commander is most of what `tet info` pays over a bare `node`.
 // With a cache V8 deserialises the compiled code instead of parsing the sources again.
 //   Node >= 22.1: node's own module.enableCompileCache() (every module; NODE_DISABLE_COMPILE_CACHE=1
 //   turns it off, as node documents), into the package's cache directory.

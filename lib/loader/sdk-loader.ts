@@ -1,5 +1,5 @@
 // dist/index.cjs: loads the SDK bundle (dist/sdk.cjs) with a V8 code cache, so a fresh process
-// neither parses the ~430 KB bundle from source nor compiles the query path on its first query
+// neither parses the 610 KB bundle from source nor compiles the query path on its first query
 // (docs/performance.md "First answer in a fresh process"). Without a usable cache it compiles as
 // `require` would; the first answered query then writes one (lib/warm.ts tells it), off the query's path,
 // so the functions that query compiled lazily are in it.
