@@ -92,6 +92,51 @@ struct DeviceFailure {
   }
 };
 
+// A tile's selected elements [e_lo, e_hi) to stage for a device job.
+struct StagePart {
+  TileSelection ts;
+  uint64_t e_lo, e_hi;
+};
+
+// Stages parts (densified selected elements, stored type S) into the module's pinned staging
+// memory (else `pageable`), one tet_cuda_tile each in `tiles`: a whole contiguous tile is keyed for
+// the device tile cache and, when resident there, only counted (no read, no decode, host null).
+template <class S>
+void stage_parts(FoldRun& run, const device::Backend& be, uint32_t ordinal, const std::vector<StagePart>& parts,
+                 std::vector<tet_cuda_tile>& tiles, std::vector<uint8_t>& pageable, std::vector<uint8_t>& scratch,
+                 std::vector<uint64_t>& loc) {
+  tiles.assign(parts.size(), tet_cuda_tile{});
+  std::vector<uint64_t> at(parts.size() + 1, 0);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const StagePart& sp = parts[i];
+    tet_cuda_tile& tl = tiles[i];
+    tl.elems = sp.e_hi - sp.e_lo;
+    const bool whole = sp.e_lo == 0 && sp.e_hi == sp.ts.elems && sp.ts.elems == sp.ts.tile_elems && sp.ts.contiguous;
+    tl.key = whole ? tile_key(run.fetcher.source(), run.plan.dataset_id, sp.ts.linear_chunk) : 0;
+    const bool resident = tl.key != 0 && be.api->resident(ordinal, tl.key) != 0;
+    at[i + 1] = at[i] + (resident ? 0 : tl.elems * sizeof(S));
+  }
+  uint8_t* stage = static_cast<uint8_t*>(be.api->staging(at.back()));
+  if (stage == nullptr) {
+    if (pageable.size() < at.back()) pageable.resize(at.back());
+    stage = pageable.data();
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const StagePart& sp = parts[i];
+    tet_cuda_tile& tl = tiles[i];
+    if (at[i + 1] == at[i]) {  // resident on the device
+      tl.host = nullptr;
+      run.fetcher.count(sp.ts);
+      continue;
+    }
+    const TileView v = run.fetcher.fetch(sp.ts, scratch);
+    uint8_t* dst = stage + at[i];
+    if (sp.ts.contiguous) std::memcpy(dst, v.data + (sp.ts.first_offset + sp.e_lo) * sizeof(S), tl.elems * sizeof(S));
+    else gather_elems<S, S>(sp.ts, run.sel.ndim, sp.e_lo, sp.e_hi, v.data, reinterpret_cast<S*>(dst), loc);
+    tl.host = dst;
+  }
+}
+
 }  // namespace
 
 template <class S, class T> bool fold_scalar_device(FoldRun& run, QueryResult& res, std::string& reason) {
@@ -133,45 +178,20 @@ template <class S, class T> bool fold_scalar_device(FoldRun& run, QueryResult& r
   const uint64_t budget = cache_budget();
   const uint32_t parts = pool.participants(jobs.size(), run.threads);
   std::vector<std::vector<uint8_t>> scratch(parts), pageable(parts);
+  std::vector<std::vector<uint64_t>> loc(parts);
   pool.parallel_for(jobs.size(), run.threads, [&](uint64_t ji, uint32_t slot) {
     if (failed.any()) return;
     check_cancel(run.ctx);
     const Job& job = jobs[ji];
     const uint32_t ordinal = ordinals[ji % ordinals.size()];
     // Stage the tiles that are not resident: densified selected elements, stored type S.
-    std::vector<tet_cuda_tile> tiles(job.t1 - job.t0);
-    std::vector<uint64_t> at(tiles.size() + 1, 0);
+    std::vector<StagePart> sp;
     for (uint64_t t = job.t0; t < job.t1; ++t) {
       const TileSelection ts = sel.tile(t);
-      tet_cuda_tile& tl = tiles[t - job.t0];
-      tl.elems = ts.elems;
-      tl.key = ts.elems == ts.tile_elems && ts.contiguous ? tile_key(run.fetcher.source(), plan.dataset_id, ts.linear_chunk) : 0;
-      const bool resident = tl.key != 0 && be.api->resident(ordinal, tl.key) != 0;
-      at[t - job.t0 + 1] = at[t - job.t0] + (resident ? 0 : ts.elems * sizeof(S));
-      if (resident) tl.host = nullptr;
+      sp.push_back(StagePart{ts, 0, ts.elems});
     }
-    uint8_t* stage = static_cast<uint8_t*>(be.api->staging(at.back()));
-    if (stage == nullptr) {
-      if (pageable[slot].size() < at.back()) pageable[slot].resize(at.back());
-      stage = pageable[slot].data();
-    }
-    for (uint64_t t = job.t0; t < job.t1; ++t) {
-      const TileSelection ts = sel.tile(t);
-      tet_cuda_tile& tl = tiles[t - job.t0];
-      if (at[t - job.t0 + 1] == at[t - job.t0]) {  // resident on the device: no read, no decode
-        run.fetcher.count(ts);
-        continue;
-      }
-      const TileView v = run.fetcher.fetch(ts, scratch[slot]);
-      uint8_t* dst = stage + at[t - job.t0];
-      if (ts.contiguous) {
-        std::memcpy(dst, v.data + ts.first_offset * sizeof(S), ts.elems * sizeof(S));
-      } else {
-        thread_local std::vector<uint64_t> loc;
-        gather_elems<S, S>(ts, sel.ndim, 0, ts.elems, v.data, reinterpret_cast<S*>(dst), loc);
-      }
-      tl.host = dst;
-    }
+    std::vector<tet_cuda_tile> tiles;
+    stage_parts<S>(run, be, ordinal, sp, tiles, pageable[slot], scratch[slot], loc[slot]);
     std::vector<tet_cuda_unit> du(job.u1 - job.u0);
     for (uint64_t u = job.u0; u < job.u1; ++u)
       du[u - job.u0] = tet_cuda_unit{units[u].tile - job.t0, units[u].e0, units[u].e1 - units[u].e0};
@@ -273,6 +293,7 @@ template <class S, class T, class F> struct PartialDevice {
     std::vector<uint8_t> scratch, pageable, states;
     std::vector<uint64_t> loc;
     std::vector<tet_cuda_tile> tiles;
+    std::vector<StagePart> to_stage;
     std::vector<tet_cuda_batch> batches;
     std::vector<tet_cuda_unit> units;
     std::vector<uint64_t> elems;  // last axis reduced: each run's box element
@@ -292,39 +313,10 @@ template <class S, class T, class F> struct PartialDevice {
   // Stages the tiles of parts [p0, p1) (densified selected elements, stored type) into slot.tiles;
   // resident whole tiles are only counted.
   void stage(const std::vector<TilePart>& parts, uint64_t p0, uint64_t p1, uint32_t ordinal, Slot& sl) {
-    const Selection& sel = run.sel;
-    sl.tiles.assign(p1 - p0, tet_cuda_tile{});
-    std::vector<uint64_t> at(p1 - p0 + 1, 0);
-    for (uint64_t p = p0; p < p1; ++p) {
-      const TilePart& tp = parts[p];
-      const TileSelection ts = sel.tile_at(pf.wu.units[tp.u0].piece);
-      tet_cuda_tile& tl = sl.tiles[p - p0];
-      tl.elems = tp.e_hi - tp.e_lo;
-      const bool whole = tp.e_lo == 0 && tp.e_hi == ts.elems && ts.elems == ts.tile_elems && ts.contiguous;
-      tl.key = whole ? tile_key(run.fetcher.source(), run.plan.dataset_id, ts.linear_chunk) : 0;
-      const bool resident = tl.key != 0 && be.api->resident(ordinal, tl.key) != 0;
-      at[p - p0 + 1] = at[p - p0] + (resident ? 0 : tl.elems * sizeof(S));
-    }
-    uint8_t* stage = static_cast<uint8_t*>(be.api->staging(at.back()));
-    if (stage == nullptr) {
-      if (sl.pageable.size() < at.back()) sl.pageable.resize(at.back());
-      stage = sl.pageable.data();
-    }
-    for (uint64_t p = p0; p < p1; ++p) {
-      const TilePart& tp = parts[p];
-      const TileSelection ts = sel.tile_at(pf.wu.units[tp.u0].piece);
-      tet_cuda_tile& tl = sl.tiles[p - p0];
-      if (at[p - p0 + 1] == at[p - p0]) {  // resident on the device: no read, no decode
-        tl.host = nullptr;
-        run.fetcher.count(ts);
-        continue;
-      }
-      const TileView v = run.fetcher.fetch(ts, sl.scratch);
-      uint8_t* dst = stage + at[p - p0];
-      if (ts.contiguous) std::memcpy(dst, v.data + (ts.first_offset + tp.e_lo) * sizeof(S), tl.elems * sizeof(S));
-      else gather_elems<S, S>(ts, sel.ndim, tp.e_lo, tp.e_hi, v.data, reinterpret_cast<S*>(dst), sl.loc);
-      tl.host = dst;
-    }
+    sl.to_stage.clear();
+    for (uint64_t p = p0; p < p1; ++p)
+      sl.to_stage.push_back(StagePart{run.sel.tile_at(pf.wu.units[parts[p].u0].piece), parts[p].e_lo, parts[p].e_hi});
+    stage_parts<S>(run, be, ordinal, sl.to_stage, sl.tiles, sl.pageable, sl.scratch, sl.loc);
   }
 
   // fn(staged position, n, box element) for the CPU's rows of unit u (a tile row's selected
