@@ -1,4 +1,5 @@
-// The only module that loads the native addon. Loading is lazy (first use) and happens once per
+// The only module that loads the native addon. It loads with the SDK (preloadBinding, called by
+// lib/index.ts; a failure is reported at first use) and once per
 // JS environment (each worker_thread loads its own instance of the addon).
 import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -55,18 +56,38 @@ export function binding(): NativeBinding {
   if (loaded) return loaded;
   const root = packageRoot();
   try {
-    const requireHere = createRequire(thisFile());
     const direct = directAddonPath(root);
     if (direct) {
-      loaded = requireHere(direct) as NativeBinding;
+      // process.dlopen (public API, what require('x.node') ends in) skips the module system's
+      // resolution of a path already known; the instance is this environment's, as require's is.
+      const mod = { exports: {} as unknown };
+      process.dlopen(mod, direct);
+      loaded = mod.exports as NativeBinding;
     } else {
-      const nodeGypBuild = requireHere('node-gyp-build') as (dir: string) => unknown;
+      const nodeGypBuild = createRequire(thisFile())('node-gyp-build') as (dir: string) => unknown;
       loaded = nodeGypBuild(root) as NativeBinding;
     }
   } catch (err) {
     throw new TetError('TET_BINDING_LOAD', loadFailureMessage(root, err), { cause: err });
   }
   return loaded;
+}
+
+/**
+ * Loads the addon as the SDK itself loads (lib/file.ts), so that loading it (~1-2 ms: mapping
+ * the library, registering the module) is part of `require('tetration')` as a compiled
+ * extension's is part of `import numpy`, and a fresh process's first `open()` does not pay it.
+ * A failure is not reported here: `require` keeps working where the addon cannot load (query
+ * validation, planning against a catalog) and the first call that needs it throws
+ * TET_BINDING_LOAD, as before.
+ */
+export function preloadBinding(): void {
+  if (loaded) return;
+  try {
+    binding();
+  } catch {
+    // thrown again, with its message, by the first binding() that needs the addon
+  }
 }
 
 /** What was looked for and what is there, so a failed load says why (as sharp's does). */

@@ -1,5 +1,7 @@
 // Public API of the tetration package. Everything a user imports comes from here; internal
 // modules (binding, plan encoding, native contract) stay private.
+import { preloadBinding } from './binding';
+
 export { open, openSync, TetFile } from './file';
 export type { OpenOptions, ReadOptions, ReadResult, FileLayout, FooterInfo } from './file';
 export { TetWriter } from './writer';
@@ -52,3 +54,6 @@ export { convert, detectSource } from './convert';
 export type { ConvertOptions, ConvertProgress, ConvertReport, ConvertedDataset, CodecOption, SourceKind } from './convert';
 export { exportZarr } from './export';
 export type { ExportZarrOptions, ExportZarrReport } from './export';
+
+// The addon loads with the SDK (lib/binding.ts preloadBinding: a failure waits for first use).
+preloadBinding();

@@ -102,6 +102,8 @@ class Executor {
 }  // namespace
 }  // namespace exec
 
+void start_workers() { (void)exec::ThreadPool::instance(); }
+
 QueryResult execute(const ChunkSource& source, const QueryPlan& plan, const ExecContext& ctx) {
   const auto t0 = std::chrono::steady_clock::now();
   const Catalog& cat = source.catalog();

@@ -1,7 +1,6 @@
 #include "napi/detached_worker.h"
 
-#include <thread>
-
+#include "napi/job_threads.h"
 #include "napi/js_values.h"
 
 namespace tet::napi {
@@ -24,15 +23,17 @@ Napi::Promise DetachedWorker::Start() {
   std::shared_ptr<InFlight> inflight = inflight_;
   if (inflight) inflight->job_started();
   try {
-    std::thread([this, inflight]() {
+    RunOnJobThread([this, inflight]() {
       Execute();
       napi_threadsafe_function tsfn = tsfn_;
+      const AfterPosting after = after_posting();
       // From here `this` belongs to the JS thread (CallJs deletes it) unless the environment
       // is already gone, in which case nobody else will.
       if (napi_call_threadsafe_function(tsfn, this, napi_tsfn_nonblocking) != napi_ok) delete this;
       napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+      if (after) after();
       if (inflight) inflight->job_finished();
-    }).detach();
+    });
   } catch (...) {
     if (inflight) inflight->job_finished();
     napi_release_threadsafe_function(tsfn_, napi_tsfn_release);

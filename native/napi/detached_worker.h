@@ -1,4 +1,5 @@
-// Base for queries: Run() executes on a thread of its own (not libuv's pool) and Result() builds
+// Base for queries: Run() executes on a job thread of the addon's own (napi/job_threads.h: one
+// per job running at once, kept for reuse; not libuv's pool) and Result() builds
 // the JS value on the JS thread, reached through a thread-safe function; the returned Promise
 // settles with it. Unlike napi_async_work, which an environment's teardown waits for before it
 // runs any cleanup hook, a detached job can be cancelled by the environment's cleanup hook
@@ -35,6 +36,10 @@ class DetachedWorker {
   // the worker is deleted without it (on the job thread, or from a teardown-drained CallJs):
   // references must then be leaked, never deleted from the destructor.
   virtual void ReleaseJs(Napi::Env) {}
+  // Work for the job thread after the result is on its way to the JS thread (the worker itself
+  // may be gone by then, so a free function): none by default.
+  using AfterPosting = void (*)();
+  virtual AfterPosting after_posting() const { return nullptr; }
 
  private:
   static void CallJs(napi_env env, napi_value js_cb, void* context, void* data);

@@ -20,15 +20,20 @@
 namespace tet::napi {
 namespace {
 
-class OpenWorker : public PromiseWorker {
+// On a thread of its own (DetachedWorker), not libuv's pool: a process's first use of that pool
+// starts all of its threads (four by default) one after another while the JS thread waits, ~1 ms
+// of a fresh process's first open() on a 2-core machine. The pool's threads are started here too,
+// off the JS thread, while the caller plans its first query.
+class OpenWorker : public DetachedWorker {
  public:
   OpenWorker(Napi::Env env, std::string path, bool verify_footer)
-      : PromiseWorker(env, "tetration:open"), path_(std::move(path)) {
+      : DetachedWorker(env, "tetration:open", EnvInFlight(env)), path_(std::move(path)) {
     opts_.verify_footer = verify_footer;
   }
 
  protected:
   void Run() override { file_ = File::open(path_, opts_); }
+  AfterPosting after_posting() const override { return &start_workers; }
   Napi::Value Result(Napi::Env env) override { return WrapFile(env, std::move(file_)); }
 
  private:

@@ -19,7 +19,8 @@ import { ROOT } from '../support/paths';
 const CLI = join(ROOT, 'dist/cli.cjs');
 const SAMPLE = join(ROOT, 'samples/weather.tet');
 
-// Runs the CLI in a child that hooks the module loader; prints the resolved files it required.
+// Runs the CLI in a child that hooks the module loader and process.dlopen; prints the resolved
+// files it required or loaded.
 const RECORDER = `
 const M = require('module');
 const load = M._load;
@@ -27,6 +28,12 @@ const files = new Set();
 M._load = function (request, parent, isMain) {
   try { files.add(M._resolveFilename(request, parent, isMain)); } catch {}
   return load.apply(this, arguments);
+};
+// The SDK loads its addon with process.dlopen (lib/binding.ts), not through the module loader.
+const dlopen = process.dlopen;
+process.dlopen = function (mod, filename, ...rest) {
+  files.add(filename);
+  return dlopen.call(this, mod, filename, ...rest);
 };
 process.on('exit', () => require('fs').writeSync(2, '\\nLOADED ' + JSON.stringify([...files]) + '\\n'));
 process.argv = [process.argv[0], ${JSON.stringify(CLI)}, ...JSON.parse(process.env.TET_ARGS)];

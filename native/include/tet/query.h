@@ -41,4 +41,9 @@ struct ExecContext {
 
 QueryResult execute(const ChunkSource& source, const QueryPlan& plan, const ExecContext& ctx = {});
 
+// Starts the process-wide pool's threads now if they are not running yet (they start on first
+// use otherwise). Called by the addon's open job, off the JS thread, so that a fresh process's
+// first query does not pay for creating them while the JS side is still planning it.
+void start_workers();
+
 }  // namespace tet
