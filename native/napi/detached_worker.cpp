@@ -31,7 +31,12 @@ Napi::Promise DetachedWorker::Start() {
       // is already gone, in which case nobody else will.
       if (napi_call_threadsafe_function(tsfn, this, napi_tsfn_nonblocking) != napi_ok) delete this;
       napi_release_threadsafe_function(tsfn, napi_tsfn_release);
-      if (after) after();
+      if (after) {
+        try {
+          after();  // best effort: a failure here (no thread could start) is the next query's to report
+        } catch (...) {
+        }
+      }
       if (inflight) inflight->job_finished();
     });
   } catch (...) {

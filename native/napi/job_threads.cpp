@@ -29,7 +29,10 @@ struct JobThreads {
       std::function<void()> job = std::move(jobs.front());
       jobs.pop_front();
       lk.unlock();
-      job();  // jobs catch their own exceptions (DetachedWorker: JobOutcome)
+      try {
+        job();  // jobs catch their own exceptions (DetachedWorker: JobOutcome); nothing may end the process
+      } catch (...) {
+      }
       job = nullptr;  // destroyed before the lock is taken again
       lk.lock();
     }
