@@ -4,21 +4,22 @@
 // and in DuckDB (@duckdb/node-api, a database file), both fed by one generator
 // (bench/lib/obs.mjs: the same formulas in JS and as DuckDB SQL macros; bench/tables.mjs checks
 // that the two faces agree). Each engine runs with 2 threads; each query runs 3 times to warm up
-// (lib/script.mjs WARMUP_RUNS), then 5 times, and the median is reported. The answers of both engines are asserted equal
+// (lib/script.mjs WARMUP_RUNS), then 9 times in each engine, the two engines taking turns
+// (lib/script.mjs interleavedMediansMs), and the median is reported. The answers of both engines are asserted equal
 // (counts and integer sums exactly, means to 1e-9 relative, groups key by key, the looked-up
 // row field by field) before any time is written.
 // Results: bench/results/table-queries-latest.md.
 //
 // Options:
 //   --rows 10000000   rows of the table
-//   --reps 5          timed runs per query (after the warm-up runs)
+//   --reps 9          timed runs per query in each engine (after the warm-up runs)
 //   --out FILE        markdown output (default bench/results/table-queries-latest.md)
 //   --keep            keep the temp directory (its path is logged)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flag, log, medianMs, opt, positiveInt, WARMUP_RUNS } from './lib/script.mjs';
+import { flag, interleavedMediansMs, log, opt, positiveInt, WARMUP_RUNS } from './lib/script.mjs';
 import { DUCKDB_MACROS, OBS_SCHEMA, HOUR_US, TS0_US, batchBuffers, eventId, fillBatch, mixed, obsSelectSql, splitmix64Of, stationTable } from './lib/obs.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -26,7 +27,7 @@ const ROOT = path.dirname(HERE);
 const THREADS = 2;
 const O = {
   rows: positiveInt('--rows', '10000000'),
-  reps: positiveInt('--reps', '5'),
+  reps: positiveInt('--reps', '9'),
   out: opt('--out', path.join(HERE, 'results', 'table-queries-latest.md')),
   keep: flag('--keep'),
 };
@@ -181,8 +182,7 @@ async function main() {
     }
     const results = [];
     for (const q of QUERIES) {
-      const tet = await medianMs(() => tetRun(q), O.reps);
-      const dk = await medianMs(() => duckRun(q), O.reps);
+      const [tet, dk] = await interleavedMediansMs([() => tetRun(q), () => duckRun(q)], O.reps);
       results.push({ ...q, tet, duck: dk });
       log(`${q.id}: tetration ${tet.toFixed(2)} ms, DuckDB ${dk.toFixed(2)} ms`);
     }
@@ -204,7 +204,7 @@ function writeReport(R) {
     `\`npm run bench:table-queries\` (bench/table-queries.mjs), ${new Date().toISOString().slice(0, 16)}Z, ${os.cpus().length} cores`
       + ` (load ${os.loadavg()[0].toFixed(1)} at the end), Node ${process.version}, @duckdb/node-api ${R.duckVersion}.`,
     'One generator (bench/lib/obs.mjs) feeds both engines; every answer below was asserted equal in both before timing.',
-    `Both engines ${THREADS} threads; warm (${WARMUP_RUNS} runs discarded), median of ${O.reps}. tetration times are \`f.query()\` end to end`
+    `Both engines ${THREADS} threads; warm (${WARMUP_RUNS} runs discarded), median of ${O.reps}, the engines taking turns run by run. tetration times are \`f.query()\` end to end`
       + ' (plan, native run, response); DuckDB times are `runAndReadAll` on a database file.', '',
     `Files: tetration ${(R.tetBytes / n).toFixed(2)} B/row (ingest ${R.tetIngest.toFixed(1)} s), DuckDB ${(R.duckBytes / n).toFixed(2)} B/row`
       + ` (\`CREATE TABLE AS\` + CHECKPOINT ${R.duckIngest.toFixed(1)} s).`, '',

@@ -26,6 +26,27 @@ export const positiveInt = (name, dflt) => {
 export const WARMUP_RUNS = 3;
 
 /** Runs `fn` WARMUP_RUNS times to warm up, then `reps` times; the median wall time in ms. */
+/**
+ * Medians of several contenders measured in turns: each warmed up WARMUP_RUNS times, then `reps`
+ * rounds in which every contender runs once (the order alternating round by round), so that a
+ * change of machine load touches each alike (this shared VM's speed moves by up to 2× within
+ * minutes). Returns the median time of each, in the order of `fns`.
+ */
+export async function interleavedMediansMs(fns, reps) {
+  for (const fn of fns) for (let k = 0; k < WARMUP_RUNS; k++) await fn();
+  const ms = fns.map(() => []);
+  for (let k = 0; k < reps; k++) {
+    const order = fns.map((_, i) => i);
+    if (k % 2) order.reverse();
+    for (const i of order) {
+      const t = performance.now();
+      await fns[i]();
+      ms[i].push(performance.now() - t);
+    }
+  }
+  return ms.map((m) => m.sort((a, b) => a - b)[Math.floor(m.length / 2)]);
+}
+
 export async function medianMs(fn, reps) {
   for (let k = 0; k < WARMUP_RUNS; k++) await fn();
   const ms = [];
