@@ -42,12 +42,6 @@ class OpenWorker : public DetachedWorker {
   std::shared_ptr<File> file_;
 };
 
-// Counts a running query (process-wide) for as long as it lives.
-struct RunningQuery {
-  RunningQuery() { engine_stats().queries_running.fetch_add(1, std::memory_order_relaxed); }
-  ~RunningQuery() { engine_stats().queries_running.fetch_sub(1, std::memory_order_relaxed); }
-};
-
 // The caller's typed array: read()'s selection, or a partial reduction's values, written in place.
 struct OutputArg {
   napi_ref ref = nullptr;  // keeps the array (and its ArrayBuffer) alive while the job runs
@@ -71,16 +65,7 @@ class ExecuteWorker : public DetachedWorker {
   ~ExecuteWorker() override = default;
 
  protected:
-  void Run() override {
-    RunningQuery running;
-    try {
-      RunQuery();
-    } catch (const tet::Error& e) {
-      if (std::string(e.code()) == "TET_CANCELLED")
-        engine_stats().queries_cancelled.fetch_add(1, std::memory_order_relaxed);
-      throw;
-    }
-  }
+  void Run() override { RunCountedQuery([this] { RunQuery(); }); }
 
   void RunQuery() {
     const Catalog& catalog = file_->catalog();
@@ -150,8 +135,8 @@ class ExecutePartialWorker : public DetachedWorker {
         progress_(std::move(progress)) {}
 
  protected:
-  void Run() override {
-    RunningQuery running;
+  void Run() override { RunCountedQuery([this] { RunPartial(); }); }
+  void RunPartial() {
     QueryPlan plan = decode_plan(plan_bytes_.data(), plan_bytes_.size(), file_->catalog());
     file_->check_unchanged();
     // Which shard, and the round request, travel in the plan's SHARD section (form 2).

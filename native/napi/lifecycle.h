@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_set>
+
+#include "tet/error.h"
 
 namespace tet::napi {
 
@@ -42,6 +45,24 @@ struct EngineStats {
   std::atomic<uint64_t> teardown_cancels{0};    // flags tripped by an environment's cleanup
 };
 EngineStats& engine_stats();
+
+// Runs `body` (a query: execute, executePartial, a table query) counted process-wide: in
+// queries_running while it runs, in queries_cancelled when it ends with TET_CANCELLED (then
+// rethrown, as every other error).
+template <class Body> void RunCountedQuery(Body&& body) {
+  EngineStats& s = engine_stats();
+  s.queries_running.fetch_add(1, std::memory_order_relaxed);
+  struct Done {
+    EngineStats& s;
+    ~Done() { s.queries_running.fetch_sub(1, std::memory_order_relaxed); }
+  } done{s};
+  try {
+    body();
+  } catch (const tet::Error& e) {
+    if (std::string(e.code()) == "TET_CANCELLED") s.queries_cancelled.fetch_add(1, std::memory_order_relaxed);
+    throw;
+  }
+}
 
 // A query's registration for the duration of one worker: the flag is in the environment's set
 // from construction (JS thread) to destruction.

@@ -10,6 +10,7 @@
 #include "cells/region.h"
 #include "cells/where_wire.h"
 #include "fold/registry.h"
+#include "napi/detached_worker.h"
 #include "napi/handles.h"
 #include "napi/js_values.h"
 #include "napi/methods.h"
@@ -451,21 +452,25 @@ Napi::Value ValueColumnToJs(Napi::Env env, const query::ValueColumn& c) {
   return o;
 }
 
-class TableQueryWorker : public PromiseWorker {
+// A table query runs as a tensor query does (DetachedWorker, the addon's job threads): its cancel
+// flag is registered with the environment, so a terminated worker_thread cancels it.
+class TableQueryWorker : public DetachedWorker {
  public:
   TableQueryWorker(Napi::Env env, std::shared_ptr<File> file, query::TableQueryPlan plan, query::ExecLimits limits, CancelFlag cancel)
-      : PromiseWorker(env, "tetration:tableQuery"), file_(std::move(file)), plan_(std::move(plan)), limits_(limits),
-        cancel_(std::move(cancel)) {
-    limits_.cancel = cancel_.get();
+      : DetachedWorker(env, "tetration:tableQuery", EnvInFlight(env)), file_(std::move(file)), plan_(std::move(plan)),
+        limits_(limits), registration_(EnvInFlight(env), std::move(cancel)) {
+    limits_.cancel = registration_.flag();
   }
 
  protected:
   void Run() override {
-    file_->check_unchanged();
-    const auto t0 = std::chrono::steady_clock::now();
-    res_ = query::run_table_query(RegionOf(*file_), plan_, limits_);
-    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    file_->check_unchanged();
+    RunCountedQuery([this] {
+      file_->check_unchanged();
+      const auto t0 = std::chrono::steady_clock::now();
+      res_ = query::run_table_query(RegionOf(*file_), plan_, limits_);
+      seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      file_->check_unchanged();
+    });
   }
 
   Napi::Value Result(Napi::Env env) override {
@@ -518,7 +523,7 @@ class TableQueryWorker : public PromiseWorker {
   std::shared_ptr<File> file_;
   query::TableQueryPlan plan_;
   query::ExecLimits limits_;
-  CancelFlag cancel_;  // owned here: limits_.cancel points into it
+  QueryRegistration registration_;  // the cancel flag (limits_.cancel points into it), registered with the environment
   query::TableQueryResult res_;
   double seconds_ = 0;
 };

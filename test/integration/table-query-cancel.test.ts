@@ -6,8 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, TetWriter, type TetFile } from '../../lib/index';
+import { binding, packageRoot } from '../../lib/binding';
 
 const work = mkdtempSync(join(tmpdir(), 'tet-tq-cancel-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -43,4 +45,47 @@ describe('table query cancellation', () => {
     const r = await file.query({ table: 'big', count: [], where: [{ column: 'k', eq: 0 }] });
     expect(r.execution!.operation_element_count).toBe(Array.from({ length: N }, (_, i) => (i * 7919) % 5003).filter((x) => x === 0).length);
   }, 60_000);
+});
+
+// A worker_thread terminated while its table query runs: the environment's cleanup hook cancels
+// the query (table queries run as tensor queries do, their cancel flag registered with the
+// environment), observed through the process-wide engine counters; the main environment's file
+// keeps answering.
+describe('table query in a terminated worker_thread', () => {
+  const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { open } = require(workerData.sdk);
+(async () => {
+  const f = await open(workerData.path);
+  for (;;) await f.query({ table: 'big', columns: ['k', 'v'], order_by: [{ column: 'v', desc: true }], limit: 100000 }).catch(() => undefined);
+})();
+`;
+  async function until(pred: () => boolean, ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (pred()) return true;
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    return pred();
+  }
+
+  it('is cancelled by the teardown, not left running', async () => {
+    const b = binding();
+    const sdk = join(packageRoot(), 'dist', 'index.cjs');
+    // A query ending between the poll that saw it and the termination leaves nothing to cancel:
+    // try a few times; one termination must land on a running query and cancel it.
+    let cancelled = false;
+    for (let attempt = 0; attempt < 5 && !cancelled; attempt++) {
+      const before = b.engineStats();
+      const w = new Worker(WORKER, { eval: true, workerData: { sdk, path: file.path } });
+      expect(await until(() => b.engineStats().queriesRunning > before.queriesRunning, 30_000)).toBe(true);
+      await w.terminate();
+      expect(await until(() => b.engineStats().queriesRunning === before.queriesRunning, 30_000)).toBe(true);
+      const after = b.engineStats();
+      cancelled = after.teardownCancels > before.teardownCancels && after.queriesCancelled > before.queriesCancelled;
+    }
+    expect(cancelled).toBe(true);
+    const r = await file.query({ table: 'big', count: [], where: [{ column: 'k', eq: 1 }] });
+    expect(r.execution!.operation_element_count).toBe(Array.from({ length: N }, (_, i) => (i * 7919) % 5003).filter((x) => x === 1).length);
+  }, 120_000);
 });
