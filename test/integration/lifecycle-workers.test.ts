@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binding, packageRoot } from '../../lib/binding';
 import { TetWriter } from '../../lib';
+import { until } from '../support/worker-support';
 
 const dir = mkdtempSync(join(tmpdir(), 'tet-lifecycle-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,15 +39,6 @@ const { open } = require(workerData.sdk);
 // The same with read(): the worker's caller-owned output is written by native threads while its
 // environment goes away (the worker's reference to it is leaked then, never deleted off-thread).
 const READ_WORKER = WORKER.replace("f.query({ dataset: 'm', var: [] }, {})", "f.read('m')");
-
-async function until(pred: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (pred()) return true;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  return pred();
-}
 
 describe('worker_threads teardown', () => {
   // Starts `script` in a worker, waits until its query runs on the pool (counted process-wide),

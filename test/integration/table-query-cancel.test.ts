@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, TetWriter, type TetFile } from '../../lib/index';
 import { binding, packageRoot } from '../../lib/binding';
+import { until } from '../support/worker-support';
 
 const work = mkdtempSync(join(tmpdir(), 'tet-tq-cancel-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -60,14 +61,6 @@ const { open } = require(workerData.sdk);
   for (;;) await f.query({ table: 'big', columns: ['k', 'v'], order_by: [{ column: 'v', desc: true }], limit: 100000 }).catch(() => undefined);
 })();
 `;
-  async function until(pred: () => boolean, ms: number): Promise<boolean> {
-    const end = Date.now() + ms;
-    while (Date.now() < end) {
-      if (pred()) return true;
-      await new Promise((r) => setTimeout(r, 1));
-    }
-    return pred();
-  }
 
   it('is cancelled by the teardown, not left running', async () => {
     const b = binding();

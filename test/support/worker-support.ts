@@ -17,3 +17,13 @@ export function runEvalWorker(script: string, data: Record<string, unknown>, ter
     w.once('error', reject);
   });
 }
+
+/** Polls `pred` every millisecond or two until it holds or `ms` have passed; its last value. */
+export async function until(pred: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (pred()) return true;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  return pred();
+}
