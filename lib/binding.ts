@@ -74,7 +74,7 @@ export function binding(): NativeBinding {
 }
 
 /**
- * Loads the addon as the SDK itself loads (lib/file.ts), so that loading it (~1-2 ms: mapping
+ * Loads the addon as the SDK itself loads (lib/index.ts calls it), so that loading it (~1-2 ms: mapping
  * the library, registering the module) is part of `require('tetration')` as a compiled
  * extension's is part of `import numpy`, and a fresh process's first `open()` does not pay it.
  * A failure is not reported here: `require` keeps working where the addon cannot load (query
