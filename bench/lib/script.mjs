@@ -25,7 +25,6 @@ export const positiveInt = (name, dflt) => {
  *  planning, response), which a single warm-up leaves half done. */
 export const WARMUP_RUNS = 3;
 
-/** Runs `fn` WARMUP_RUNS times to warm up, then `reps` times; the median wall time in ms. */
 /**
  * Medians of several contenders measured in turns: each warmed up WARMUP_RUNS times, then `reps`
  * rounds in which every contender runs once (the order alternating round by round), so that a
@@ -47,14 +46,7 @@ export async function interleavedMediansMs(fns, reps) {
   return ms.map((m) => m.sort((a, b) => a - b)[Math.floor(m.length / 2)]);
 }
 
+/** Runs `fn` WARMUP_RUNS times to warm up, then `reps` times; the median wall time in ms. */
 export async function medianMs(fn, reps) {
-  for (let k = 0; k < WARMUP_RUNS; k++) await fn();
-  const ms = [];
-  for (let k = 0; k < reps; k++) {
-    const t = performance.now();
-    await fn();
-    ms.push(performance.now() - t);
-  }
-  ms.sort((a, b) => a - b);
-  return ms[Math.floor(ms.length / 2)];
+  return (await interleavedMediansMs([fn], reps))[0];
 }

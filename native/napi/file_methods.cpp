@@ -20,10 +20,10 @@
 namespace tet::napi {
 namespace {
 
-// On a thread of its own (DetachedWorker), not libuv's pool: a process's first use of that pool
+// On the addon's job threads (DetachedWorker), not libuv's pool: a process's first use of that pool
 // starts all of its threads (four by default) one after another while the JS thread waits, ~1 ms
-// of a fresh process's first open() on a 2-core machine. The pool's threads are started here too,
-// off the JS thread, while the caller plans its first query.
+// of a fresh process's first open() on a 2-core machine. Once the answer is posted, the core's pool
+// threads are started there too (after_posting), off the JS thread, while the caller plans its first query.
 class OpenWorker : public DetachedWorker {
  public:
   OpenWorker(Napi::Env env, std::string path, bool verify_footer)
