@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
 
@@ -37,12 +38,40 @@ const lazyChildProcess: Plugin = {
   },
 };
 
+// The SDK's and the CLI's bundles are whitespace-minified (comments and indentation out, names
+// kept, so stack traces still name functions), with lines wrapped near 120 characters, so that the
+// source line Node prints under an uncaught error stays one line. A fresh process reads, copies
+// and compiles every byte of them, and on a machine where fresh memory is slow to touch that is
+// most of the load (dist/sdk.cjs 610 -> 440 KB, dist/cli.cjs 210 -> 125 KB; docs/performance.md
+// "CLI start-up"). The source maps (shipped) map back to lib/ and the bundled packages' files.
+const compact = { minifyWhitespace: true } as const;
+const wrapLines = (options: { lineLimit?: number }) => { options.lineLimit = 120; };
+
+// Parts of the SDK that only some calls need: in the CommonJS build each is a file of its own,
+// dist/sdk-part-<name>.cjs from `entry`, and `module` (what lib/ imports) is replaced by `loader`,
+// which asks the package loader for the part on first use (lib/loader/sdk-loader.ts: its own code
+// cache). The ES build and vitest keep `module` as written.
+const SDK_PARTS = [
+  // the query schema's generated validator: ~100 KB, a quarter of the bundle
+  { name: 'validate', entry: 'lib/query/generated/validate.js', module: 'lib/query/schema-validator.ts', loader: 'lib/loader/validator-part.ts' },
+];
+const sdkParts: Plugin = {
+  name: 'tet-sdk-parts',
+  setup(build) {
+    if (build.initialOptions.format !== 'cjs') return;
+    build.onResolve({ filter: /^\./ }, (args) => {
+      const part = SDK_PARTS.find((p) => resolve(args.resolveDir, `${args.path}.ts`) === resolve(p.module));
+      return part ? { path: resolve(part.loader) } : undefined;
+    });
+  },
+};
+
 // The CLI's chunks (dist/cli-*.cjs, beside dist/index.cjs) carry content hashes in their names:
 // remove the old ones when this config loads, or they would pile up (tsup's own `clean` would
-// empty all of dist/).
+// empty all of dist/); the SDK's parts too (scripts/finish-dist.mjs wraps them in place).
 rmSync('dist/cli', { recursive: true, force: true });  // where earlier builds put them
 for (const f of existsSync('dist') ? readdirSync('dist') : []) {
-  if (/^cli-.+\.cjs(\.map)?$/.test(f)) rmSync(`dist/${f}`, { force: true });
+  if (/^(cli-|sdk-part-).+\.cjs(\.map)?$/.test(f)) rmSync(`dist/${f}`, { force: true });
 }
 
 export default defineConfig([
@@ -54,12 +83,29 @@ export default defineConfig([
     // text costs a decode (lib/loader/sdk-loader.ts).
     esbuildOptions(options) {
       options.charset = 'ascii';
+      wrapLines(options);
     },
+    esbuildPlugins: [sdkParts],
+    ...compact,
     sourcemap: true,
     clean: false,
     target: 'node20',
     external,
     outExtension: ({ format }) => ({ js: format === 'cjs' ? '.cjs' : '.mjs' }),
+  },
+  {
+    // The SDK's parts (SDK_PARTS), wrapped and hashed by scripts/finish-dist.mjs as dist/sdk.cjs.
+    entry: Object.fromEntries(SDK_PARTS.map((p) => [`sdk-part-${p.name}`, p.entry])),
+    format: ['cjs'],
+    esbuildOptions(options) {
+      options.charset = 'ascii';
+      wrapLines(options);
+    },
+    ...compact,
+    sourcemap: true,
+    clean: false,
+    target: 'node20',
+    outExtension: () => ({ js: '.cjs' }),
   },
   {
     // dist/index.cjs: the code-cache loader of the CommonJS bundle (scripts/finish-dist.mjs
@@ -89,7 +135,9 @@ export default defineConfig([
     clean: false,
     esbuildOptions(options) {
       options.chunkNames = 'cli-[name]-[hash]';
+      wrapLines(options);
     },
+    ...compact,
     target: 'node20',
     external,
     outExtension: () => ({ js: '.cjs' }),

@@ -17,37 +17,54 @@ const at = (f) => path.join(DIST, f);
 
 const bundle = fs.readFileSync(at('index.cjs'), 'utf8');
 if (!bundle.includes('//# sourceMappingURL=index.cjs.map')) throw new Error('finish-dist: dist/index.cjs is not the tsup bundle (run tsup first)');
-// ASCII only, so the loader reads it as latin1 (a copy; UTF-8 costs a decode and a two-byte
-// string): tsup's charset 'ascii' escapes non-ASCII code in strings, regexps and names, so what
-// remains is in comments, where an escape's text is as good as the character.
-const ascii = bundle.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
-// The wrapper's head shares the bundle's first line, so the source map's lines stand (line 1
-// holds tsup's "use strict" only).
-const WRAP = ['(function (exports, require, module, __filename, __dirname, __tetLoader) { ', '\n});\n'];
-const body = ascii.replace('//# sourceMappingURL=index.cjs.map', '//# sourceMappingURL=sdk.cjs.map');
-const out = WRAP[0] + body + WRAP[1];
-fs.writeFileSync(at('sdk.cjs'), out);
-const map = JSON.parse(fs.readFileSync(at('index.cjs.map'), 'utf8'));
-map.file = 'sdk.cjs';
-fs.writeFileSync(at('sdk.cjs.map'), JSON.stringify(map));
-fs.rmSync(at('index.cjs.map'));
+// The wrapper's head is a line of its own: the source map gains one empty line in front.
+const WRAP = ['(function (exports, require, module, __filename, __dirname, __tetLoader) {\n', '\n});\n'];
 
-const hash = crypto.createHash('sha256').update(out).digest('hex').slice(0, 20);
+/** Wraps the bundle text `text` (its map: `mapFile`) as dist/`name`; returns its content hash. */
+function wrap(name, text, mapFile) {
+  // ASCII only, so the loader reads it as latin1 (a copy; UTF-8 costs a decode and a two-byte
+  // string): tsup's charset 'ascii' escapes non-ASCII code in strings, regexps and names; the
+  // minified bundles keep no comments, but a stray character is escaped all the same.
+  const ascii = text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+  const body = ascii.replace(`//# sourceMappingURL=${path.basename(mapFile)}`, `//# sourceMappingURL=${name}.map`);
+  const out = WRAP[0] + body + WRAP[1];
+  fs.writeFileSync(at(name), out);
+  const map = JSON.parse(fs.readFileSync(mapFile, 'utf8'));
+  map.file = name;
+  map.mappings = `;${map.mappings}`;
+  fs.writeFileSync(at(`${name}.map`), JSON.stringify(map));
+  return crypto.createHash('sha256').update(out).digest('hex').slice(0, 20);
+}
+
+const hashes = [`sdk=${wrap('sdk.cjs', bundle, at('index.cjs.map'))}`];
+fs.rmSync(at('index.cjs.map'));
+// The SDK's parts (tsup.config.ts SDK_PARTS: dist/sdk-part-<name>.cjs), each wrapped in place.
+for (const f of fs.readdirSync(DIST).sort()) {
+  const m = /^sdk-part-(\w+)\.cjs$/.exec(f);
+  if (!m) continue;
+  const text = fs.readFileSync(at(f), 'utf8');
+  if (text.startsWith(WRAP[0])) throw new Error(`finish-dist: dist/${f} is wrapped already (run tsup first)`);
+  hashes.push(`${m[1]}=${wrap(f, text, at(`${f}.map`))}`);
+}
+const hash = hashes[0].slice('sdk='.length);
 const loader = fs.readFileSync(at('sdk-loader.cjs'), 'utf8');
-if (!loader.includes('__TET_SDK_HASH__')) throw new Error('finish-dist: dist/sdk-loader.cjs has no hash placeholder');
-fs.writeFileSync(at('index.cjs'), loader.replace('__TET_SDK_HASH__', hash));
+if (!loader.includes('__TET_BUNDLE_HASHES__')) throw new Error('finish-dist: dist/sdk-loader.cjs has no hash placeholder');
+fs.writeFileSync(at('index.cjs'), loader.replace('__TET_BUNDLE_HASHES__', hashes.join(';')));
 fs.rmSync(at('sdk-loader.cjs'));
 for (const f of ['sdk-loader.cjs.map']) fs.rmSync(at(f), { force: true });
-console.log(`finish-dist: dist/sdk.cjs (${(out.length / 1024).toFixed(0)} KB, hash ${hash}) behind dist/index.cjs`);
+console.log(`finish-dist: dist/sdk.cjs (${(fs.statSync(at('sdk.cjs')).size / 1024).toFixed(0)} KB, hash ${hash}) and ${hashes.length - 1} part(s) behind dist/index.cjs`);
 
 // The packages bundled into dist/ (the CLI's commander, cli-table3, cli-progress and their
 // dependencies: tsup.config.ts `noExternal`) ship their licence texts beside the bundles, found
-// from the `// node_modules/<pkg>/...` lines tsup writes before each bundled module.
+// from the sources the bundles' source maps name (the bundles are minified: no comments).
 const ROOT = path.join(DIST, '..');
 const bundled = new Set();
 for (const f of fs.readdirSync(DIST)) {
-  if (!/\.(c|m)?js$/.test(f)) continue;
-  for (const m of fs.readFileSync(at(f), 'utf8').matchAll(/^\/\/ node_modules\/((?:@[^/\s]+\/)?[^/\s]+)\//gm)) bundled.add(m[1]);
+  if (!/\.(c|m)?js\.map$/.test(f)) continue;
+  for (const src of JSON.parse(fs.readFileSync(at(f), 'utf8')).sources ?? []) {
+    const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(src);
+    if (m) bundled.add(m[1]);
+  }
 }
 const notices = [];
 for (const name of [...bundled].sort()) {

@@ -1,10 +1,8 @@
 // The `tet` command line. Each subcommand lives in its own module and uses the public SDK
 // exactly as a user would; this file only wires them together.
 import { Command } from 'commander';
-import { registerInfoCommands } from './info';
-import { registerQueryCommands } from './query';
-import { registerConvertCommands } from './convert';
-import { mayBeTerminal, quietOnClosedPipes, writeErr, writeOut } from './out';
+import { registerCommands } from './commands';
+import { exitWhenSettled, mayBeTerminal, quietOnClosedPipes, writeErr, writeOut } from './out';
 import { runCli } from './run';
 
 // Output through lib/cli/out.ts (fds 1 and 2, no streams at start-up); the subcommands inherit it.
@@ -24,9 +22,7 @@ program
   .description('tetration: chunked N-D tensor files (.tet) and out-of-core queries')
   .version(require('../../package.json').version);
 
-registerInfoCommands(program);    // info, verify, repair
-registerQueryCommands(program);   // query, qhist
-registerConvertCommands(program); // convert, export
+registerCommands(program, process.argv);  // info, verify, repair, query, merge, qhist, convert, export
 
 quietOnClosedPipes();
-void runCli(program, process.argv);
+void runCli(program, process.argv).then(exitWhenSettled);

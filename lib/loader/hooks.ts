@@ -6,6 +6,11 @@ export interface LoaderHooks {
   import(specifier: string): Promise<unknown>;
   /** The first answer of this process came: the loader takes its code cache. */
   answered(): void;
+  /**
+   * The exports of a part of the bundle built as a file of its own (dist/sdk-part-<name>.cjs:
+   * tsup.config.ts `SDK_PARTS`), compiled with its own code cache on first use.
+   */
+  part(name: string): unknown;
 }
 
 declare const __tetLoader: LoaderHooks | undefined;

@@ -1,11 +1,16 @@
 // dist/index.cjs: loads the SDK bundle (dist/sdk.cjs) with a V8 code cache, so a fresh process
-// neither parses the 610 KB bundle from source nor compiles the query path on its first query
+// neither parses the bundle from source nor compiles the query path on its first query
 // (docs/performance.md "First answer in a fresh process"). Without a usable cache it compiles as
 // `require` would; the first answered query then writes one (lib/warm.ts tells it), off the query's path,
 // so the functions that query compiled lazily are in it.
 //
-// The cache file sits in this user's cache directory (lib/loader/cache-dir.ts: never one others
-// can write); its name carries the bundle's content hash (scripts/finish-dist.mjs), the Node
+// Parts of the SDK that only some calls need are files of their own (dist/sdk-part-<name>.cjs:
+// tsup.config.ts `SDK_PARTS`, e.g. the query schema's generated validator), loaded through
+// hooks.part(name) on first use, each compiled the same way with a cache of its own: `tet info`
+// or `require('tetration')` neither reads nor compiles them.
+//
+// The cache files sit in this user's cache directory (lib/loader/cache-dir.ts: never one others
+// can write); their names carry the file's content hash (scripts/finish-dist.mjs), the Node
 // version and the architecture, and V8 rejects a cache of another V8, other flags or other source
 // by itself (then a fresh one replaces it). TET_NO_COMPILE_CACHE=1: compiled from source, no
 // cache read or written.
@@ -14,90 +19,137 @@ import { readFileSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
-import { compileCacheDebug as debug, compileCacheDir, compileCacheOff, writeCacheFile } from './cache-dir';
+import { compileCacheDebug, compileCacheDir, compileCacheOff, writeCacheFile } from './cache-dir';
 import type { LoaderHooks } from './hooks';
 
-const BUNDLE_HASH = '__TET_SDK_HASH__';  // replaced by scripts/finish-dist.mjs
-const bundle = join(__dirname, 'sdk.cjs');
+// `sdk=<hash>;<part>=<hash>...`: replaced by scripts/finish-dist.mjs.
+const BUNDLE_HASHES = '__TET_BUNDLE_HASHES__';
+const hashes = new Map(BUNDLE_HASHES.split(';').map((kv) => kv.split('=') as [string, string]));
 
 type ModuleInternals = typeof Module & { _nodeModulePaths(dir: string): string[]; _cache: Record<string, Module> };
+const M = Module as ModuleInternals;
 
-// dist/sdk.cjs is one function expression (scripts/finish-dist.mjs wraps the bundle at build
-// time): CommonJS's five parameters and the loader's hooks (lib/loader/hooks.ts): the import()
-// the bundle's ES-only dependencies load through (a vm script has no module loader of its own
-// for import(), Node 20 has one only behind an experimental flag; this module is loaded by
-// Node's, so its import() resolves them, from the same folder) and the first answer.
+// Each dist file is one function expression (scripts/finish-dist.mjs wraps it at build time):
+// CommonJS's five parameters and the loader's hooks (lib/loader/hooks.ts): the import() the
+// bundle's ES-only dependencies load through (a vm script has no module loader of its own for
+// import(), Node 20 has one only behind an experimental flag; this module is loaded by Node's,
+// so its import() resolves them, from the same folder), the first answer, and the parts.
 type BundleWrapper = (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string,
   hooks: LoaderHooks) => void;
 
-function load(): unknown {
-  const M = Module as ModuleInternals;
-  const off = compileCacheOff() || BUNDLE_HASH.startsWith('__');
-  if (off) debug('off');
-  const dir = off ? null : compileCacheDir();
-  if (!off && !dir) debug('no-dir');
-  // Two caches: `answered` (taken after this process's first answer: the query path compiled in
-  // it) and `loaded` (taken at exit by a process that answered none, as `tet info`): the first
-  // one V8 accepts is used, and a process without the answered one writes it when it answers.
-  const stem = dir ? join(dir, `sdk-${BUNDLE_HASH}-${process.version}-${process.arch}`) : null;
-  const answeredFile = stem && `${stem}.answered.v8cache`, loadedFile = stem && `${stem}.loaded.v8cache`;
-  const read = (f: string | null): Buffer | undefined => {
-    if (!f) return undefined;
-    try {
-      return readFileSync(f);
-    } catch {
-      return undefined;
-    }
-  };
-  // latin1: the bundle is ASCII (scripts/finish-dist.mjs), so this is a plain copy, and it is
-  // compiled as read (no concatenation V8 would flatten again).
-  const source = readFileSync(bundle, 'latin1');
-  let usedAnswered = false;
-  let script: Script | undefined;
-  for (const [f, answered] of [[answeredFile, true], [loadedFile, false]] as const) {
-    const cachedData = read(f);
-    if (!cachedData) continue;
-    script = new Script(source, { filename: bundle, cachedData });
-    if (!script.cachedDataRejected) {
-      usedAnswered = answered;
-      debug(`accepted ${answered ? 'answered' : 'loaded'}`);
-      break;
-    }
-    debug(`rejected ${answered ? 'answered' : 'loaded'}`);
-    script = undefined;
+/** One compiled file and what is left to do with its cache. */
+interface Unit {
+  script: Script;
+  /** Where the answered cache goes; null when it was used (or there is no cache directory). */
+  answeredFile: string | null;
+  /** Where the load-time cache goes at exit; null when a cache was used. */
+  loadedFile: string | null;
+  debug(what: string): void;
+}
+
+const off = compileCacheOff() || BUNDLE_HASHES.startsWith('__');
+const dir = off ? null : compileCacheDir();
+const units: Unit[] = [];
+let answered = false;
+
+function readOptional(f: string | null): Buffer | undefined {
+  if (!f) return undefined;
+  try {
+    return readFileSync(f);
+  } catch {
+    return undefined;
   }
-  const fromCache = script !== undefined;
-  script ??= new Script(source, { filename: bundle });
-  if (!fromCache && stem) debug('none');
+}
+
+/**
+ * Compiles dist/<file> (`name`: sdk or a part) with the first cache V8 accepts: `answered` (taken
+ * after a process's first answer: the query path compiled in it), then `loaded` (taken at exit by
+ * a process that answered none, as `tet info`); a process without the answered one writes it
+ * when it answers.
+ */
+function compile(name: string, file: string): Unit {
+  const debug = (what: string) => compileCacheDebug(name === 'sdk' ? what : `${name} ${what}`);
+  if (off) debug('off');
+  else if (!dir) debug('no-dir');
+  const hash = hashes.get(name);
+  const stem = dir && hash ? join(dir, `${name}-${hash}-${process.version}-${process.arch}`) : null;
+  const answeredFile = stem && `${stem}.answered.v8cache`, loadedFile = stem && `${stem}.loaded.v8cache`;
+  // latin1: the bundles are ASCII (scripts/finish-dist.mjs), so this is a plain copy, and they
+  // are compiled as read (no concatenation V8 would flatten again).
+  const source = readFileSync(file, 'latin1');
+  for (const [f, isAnswered] of [[answeredFile, true], [loadedFile, false]] as const) {
+    const cachedData = readOptional(f);
+    if (!cachedData) continue;
+    const script = new Script(source, { filename: file, cachedData });
+    if (!script.cachedDataRejected) {
+      debug(`accepted ${isAnswered ? 'answered' : 'loaded'}`);
+      return { script, answeredFile: isAnswered ? null : answeredFile, loadedFile: null, debug };
+    }
+    debug(`rejected ${isAnswered ? 'answered' : 'loaded'}`);
+  }
+  if (stem) debug('none');
+  return { script: new Script(source, { filename: file }), answeredFile, loadedFile, debug };
+}
+
+/** Runs a compiled file's wrapper as the CommonJS module `mod`; its caches are written later. */
+function run(unit: Unit, mod: Module, file: string): void {
+  const wrapper = unit.script.runInThisContext({ displayErrors: true }) as BundleWrapper;
+  wrapper.call(mod.exports, mod.exports, Module.createRequire(file), mod, file, __dirname, hooks);
+  mod.loaded = true;
+  // A part first loaded after the answer: it has no answer of its own to wait for.
+  if (answered) unit.answeredFile = null;
+  if (unit.answeredFile || unit.loadedFile) units.push(unit);
+}
+
+function writeAnswered(): void {
+  for (const u of units) {
+    if (!u.answeredFile) continue;
+    u.debug(writeCacheFile(u.answeredFile, u.script.createCachedData()) ? 'written answered' : 'write-failed');
+    u.answeredFile = null;
+    u.loadedFile = null;
+  }
+}
+
+const parts = new Map<string, unknown>();
+
+const hooks: LoaderHooks = {
+  import: (specifier) => import(specifier),
+  answered: () => {
+    if (answered) return;
+    answered = true;
+    writeAnswered();
+  },
+  part: (name) => {
+    if (parts.has(name)) return parts.get(name);
+    if (!hashes.has(name) && !BUNDLE_HASHES.startsWith('__')) throw new Error(`tetration: no SDK part named ${name}`);
+    const file = join(__dirname, `sdk-part-${name}.cjs`);
+    const mod = new Module(file, module);
+    mod.filename = file;
+    mod.paths = M._nodeModulePaths(__dirname);
+    run(compile(name, file), mod, file);
+    parts.set(name, mod.exports);
+    return mod.exports;
+  },
+};
+
+process.once('exit', () => {
+  for (const u of units) {
+    if (u.loadedFile) u.debug(writeCacheFile(u.loadedFile, u.script.createCachedData()) ? 'written loaded' : 'write-failed');
+  }
+});
+
+function load(): unknown {
+  const bundle = join(__dirname, 'sdk.cjs');
+  const unit = compile('sdk', bundle);
   const mod = new Module(bundle, module);
   mod.filename = bundle;
   mod.paths = M._nodeModulePaths(__dirname);
   M._cache[bundle] = mod;  // require('tetration/dist/sdk.cjs') gets this instance
-  let onAnswer: (() => void) | null = null;
-  const hooks: LoaderHooks = {
-    import: (specifier) => import(specifier),
-    answered: () => { onAnswer?.(); onAnswer = null; },
-  };
   try {
-    const wrapper = script.runInThisContext({ displayErrors: true }) as BundleWrapper;
-    wrapper.call(mod.exports, mod.exports, Module.createRequire(bundle), mod, bundle, __dirname, hooks);
+    run(unit, mod, bundle);
   } catch (e) {
     delete M._cache[bundle];
     throw e;
-  }
-  mod.loaded = true;
-  if (answeredFile && loadedFile && !usedAnswered) {
-    const compiled = script;
-    let answered = false;
-    onAnswer = () => {
-      answered = true;
-      debug(writeCacheFile(answeredFile, compiled.createCachedData()) ? 'written answered' : 'write-failed');
-    };
-    if (!fromCache) {
-      process.once('exit', () => {
-        if (!answered) debug(writeCacheFile(loadedFile, compiled.createCachedData()) ? 'written loaded' : 'write-failed');
-      });
-    }
   }
   return mod.exports;
 }

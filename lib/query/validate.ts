@@ -2,7 +2,7 @@
 // rules a schema cannot say well (one reduction key, nested "operation", start < stop, ...).
 // Catalog-dependent checks (rank, axis range, labels) happen in lib/plan.
 import { TetQueryError } from '../errors';
-import schemaValidate from './generated/validate.js';
+import { schemaValidator } from './schema-validator';
 import type { QuerySchemaError } from './generated/validate.js';
 import querySchema from '../../schema/query.schema.json';
 import { QUERY_LIMITS } from './limits';
@@ -111,6 +111,7 @@ export function validateQuery(value: unknown): QueryDocument {
       `query $: expected at most one reduction key, found ${reductions.length} (${reductions.join(', ')})`);
   }
   checkTarget(value);
+  const schemaValidate = schemaValidator();
   if (!schemaValidate(value)) {
     const errs = schemaValidate.errors ?? [];
     // The last error of a failed anyOf is the anyOf itself: its description covers the branches.

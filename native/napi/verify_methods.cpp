@@ -1,4 +1,6 @@
-// File health: tile decode checks for `tet verify` and the footer repair of `tet repair`.
+// File health: tile decode checks for `tet verify` and the footer repair of `tet repair`. They run
+// on the addon's job threads (napi/job_threads.h), as open() does: `tet info` verifies the file it
+// shows, and a first use of libuv's pool would start its four threads on the JS thread first.
 #include <memory>
 #include <string>
 #include <vector>
@@ -6,7 +8,7 @@
 #include "napi/handles.h"
 #include "napi/js_values.h"
 #include "napi/methods.h"
-#include "napi/promise_worker.h"
+#include "napi/detached_worker.h"
 #include "tet/verify.h"
 
 namespace tet::napi {
@@ -26,10 +28,10 @@ Napi::Value FindingsToJs(Napi::Env env, const std::vector<VerifyFinding>& findin
   return out;
 }
 
-class VerifyTilesWorker : public PromiseWorker {
+class VerifyTilesWorker : public DetachedWorker {
  public:
   VerifyTilesWorker(Napi::Env env, std::shared_ptr<File> file, uint64_t first, uint64_t count)
-      : PromiseWorker(env, "tetration:verifyTiles"), file_(std::move(file)), first_(first), count_(count) {}
+      : DetachedWorker(env, "tetration:verifyTiles", EnvInFlight(env)), file_(std::move(file)), first_(first), count_(count) {}
 
  protected:
   void Run() override { findings_ = verify_tiles(*file_, first_, count_); }
@@ -41,10 +43,10 @@ class VerifyTilesWorker : public PromiseWorker {
   std::vector<VerifyFinding> findings_;
 };
 
-class VerifyTablesWorker : public PromiseWorker {
+class VerifyTablesWorker : public DetachedWorker {
  public:
   VerifyTablesWorker(Napi::Env env, std::shared_ptr<File> file, bool deep)
-      : PromiseWorker(env, "tetration:verifyTables"), file_(std::move(file)), deep_(deep) {}
+      : DetachedWorker(env, "tetration:verifyTables", EnvInFlight(env)), file_(std::move(file)), deep_(deep) {}
 
  protected:
   void Run() override { findings_ = verify_tables(*file_, deep_); }
@@ -56,10 +58,10 @@ class VerifyTablesWorker : public PromiseWorker {
   std::vector<VerifyFinding> findings_;
 };
 
-class RepairFooterWorker : public PromiseWorker {
+class RepairFooterWorker : public DetachedWorker {
  public:
   RepairFooterWorker(Napi::Env env, std::string path, bool cells)
-      : PromiseWorker(env, "tetration:repair"), path_(std::move(path)), cells_(cells) {}
+      : DetachedWorker(env, "tetration:repair", EnvInFlight(env)), path_(std::move(path)), cells_(cells) {}
 
  protected:
   void Run() override { new_length_ = cells_ ? repair_cells(path_) : repair_footer(path_); }

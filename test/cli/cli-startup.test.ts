@@ -3,13 +3,14 @@
 // and `tet query` load the SDK but none of the converters' packages, the TOML parser, the
 // progress bar or the plotting libraries. Which modules, not how long (no timings in tests): a
 // child process records every file it requires; the CLI's own chunks are named by the lib/
-// modules they hold (the `// lib/...` lines tsup writes before each module). The packages bundled
-// into the CLI (commander, cli-table3, cli-progress: tsup.config.ts) are counted as loaded when
-// their code ran: V8's coverage of the child (NODE_V8_COVERAGE) says which functions were called,
-// and a function inside a `// node_modules/<pkg>/...` section that ran means <pkg> was loaded.
+// modules they hold (the sources of each chunk's source map: the bundles are minified). The
+// packages bundled into the CLI (commander, cli-table3, cli-progress: tsup.config.ts) are counted
+// as loaded when their code ran: V8's coverage of the child (NODE_V8_COVERAGE) says which
+// functions were called, and a function whose source map entry is a node_modules/<pkg>/ file
+// means <pkg> was loaded.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import Module from 'node:module';
+import Module, { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -44,14 +45,35 @@ interface Loaded { packages: Set<string>; modules: Set<string>; builtins: Set<st
 
 interface V8Coverage { result: { url: string; functions: { ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[] }
 
+/** The source map of dist file `file` (tsup writes `<file>.map` beside each bundle). */
+function sourceMapOf(file: string): SourceMap {
+  return new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
+}
+
+/** The lib/ and schema/ files bundled into dist file `file`, by its source map. */
+function bundledModules(file: string): string[] {
+  return sourceMapOf(file).payload.sources
+    .map((src) => src.replace(/^(\.\.\/)+/, ''))
+    .filter((src) => /^(lib|schema)\//.test(src));
+}
+
 /** The packages bundled into dist file `file` whose code ran, by the child's coverage `cov`. */
 function bundledPackagesRun(file: string, cov: V8Coverage[]): string[] {
   const text = readFileSync(file, 'utf8');
-  const sections: { at: number; pkg: string | null }[] = [];  // each `// <path>` line starts one
-  for (const m of text.matchAll(/^\/\/ (\S+)$/gm)) {
-    const pkg = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(m[1]);
-    sections.push({ at: m.index!, pkg: pkg ? pkg[1] : null });
-  }
+  const lineStarts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const map = sourceMapOf(file);
+  const packageAt = (offset: number): string | null => {
+    let lo = 0, hi = lineStarts.length - 1;  // the last line starting at or before offset
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lineStarts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    const entry = map.findEntry(lo, offset - lineStarts[lo]) as { originalSource?: string };
+    const pkg = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(entry.originalSource ?? '');
+    return pkg ? pkg[1] : null;
+  };
   const ran = new Set<string>();
   const url = pathToFileURL(file).href;
   for (const c of cov) {
@@ -60,10 +82,9 @@ function bundledPackagesRun(file: string, cov: V8Coverage[]): string[] {
       for (const fn of script.functions) {
         const r = fn.ranges[0];
         if (!r || r.count === 0) continue;
-        let s = -1;
-        for (let i = 0; i < sections.length && sections[i].at <= r.startOffset; i++) s = i;
+        const pkg = packageAt(r.startOffset);
         // tsup's own shims (import.meta.url for CommonJS) are the build's, not a dependency
-        if (s >= 0 && sections[s].pkg && sections[s].pkg !== 'tsup') ran.add(sections[s].pkg!);
+        if (pkg && pkg !== 'tsup') ran.add(pkg);
       }
     }
   }
@@ -92,7 +113,7 @@ function loadedBy(args: string[]): Loaded {
       else if (f.endsWith('.node')) addon = true;
       else if (f === join(ROOT, 'dist/index.cjs')) sdk = true;
       else if (f.startsWith(join(ROOT, 'dist'))) {
-        for (const m of readFileSync(f, 'utf8').matchAll(/^\/\/ ((?:lib|schema)\/\S+)$/gm)) modules.add(m[1]);
+        for (const m of bundledModules(f)) modules.add(m);
         for (const p of bundledPackagesRun(f, cov)) packages.add(p);
       } else if (!f.startsWith('/')) builtins.add(f.replace(/^node:/, ''));
     }
@@ -115,7 +136,7 @@ describe.skipIf(!existsSync(CLI))('modules loaded at start', () => {
       expect(l.builtins.has('child_process'), args.join(' ')).toBe(false);
       expect(l.addon).toBe(false);
       expect(l.sdk, `${args.join(' ')} loads the SDK`).toBe(false);
-      expect(l.modules.has('lib/cli/main.ts')).toBe(true);  // the chunk comments are there to read
+      expect(l.modules.has('lib/cli/main.ts')).toBe(true);  // the source maps are there to read
       expect(l.modules.has('lib/cli/format.ts')).toBe(false);
       for (const m of l.modules) expect(m.startsWith('lib/cli/') || m === 'package.json', m).toBe(true);
     }

@@ -1,6 +1,8 @@
 // The package loader's V8 code cache (lib/loader/sdk-loader.ts, dist/index.cjs): a fresh process
 // writes the cache after its first answer, the next one starts from it, and a corrupted cache,
-// an unsafe directory or TET_NO_COMPILE_CACHE=1 never change an answer. Runs the built package
+// an unsafe directory or TET_NO_COMPILE_CACHE=1 never change an answer. The query validator is a
+// part of its own (dist/sdk-part-validate.cjs), loaded on the first validation with its own cache:
+// a process that only requires the SDK never loads it. Runs the built package
 // (dist/) in child processes, as users load it; answers against values computed here.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -32,7 +34,11 @@ function child(env: Record<string, string>) {
   const r = spawnSync(process.execPath, ['-e', CHILD, file], { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DEBUG: '1', ...env } });
   expect(r.status, r.stderr).toBe(0);
   const lines = r.stderr.split('\n').filter((l) => l.startsWith('tetration: code cache ')).map((l) => l.slice('tetration: code cache '.length));
-  return { out: JSON.parse(r.stdout) as { mean: number; same: boolean }, events: lines };
+  return {
+    out: JSON.parse(r.stdout) as { mean: number; same: boolean },
+    events: lines.filter((l) => !l.startsWith('validate ')),  // dist/sdk.cjs
+    validate: lines.filter((l) => l.startsWith('validate ')).map((l) => l.slice('validate '.length)),  // the part
+  };
 }
 
 const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.v8cache')) : []);
@@ -54,26 +60,35 @@ describe('the code cache of dist/index.cjs', () => {
     expect(a.out.mean).toBeCloseTo(wantMean, 9);
     expect(a.out.same).toBe(true);
     expect(a.events).toEqual(['none', 'written answered']);
+    expect(a.validate).toEqual(['none', 'written answered']);
     const files = cacheFiles(dir);
-    expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(new RegExp(`^sdk-[0-9a-f]{20}-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.answered\\.v8cache$`));
+    expect(files).toHaveLength(2);
+    files.forEach((f, i) => expect(f).toMatch(new RegExp(`^${['sdk', 'validate'][i]}-[0-9a-f]{20}-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.answered\\.v8cache$`)));
     expect(statSync(dir).mode & 0o777).toBe(0o700);
-    expect(statSync(join(dir, files[0])).mode & 0o777).toBe(0o600);
+    for (const f of files) expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600);
     const b = child({ TET_COMPILE_CACHE_DIR: dir });
     expect(b.events).toEqual(['accepted answered']);
+    expect(b.validate).toEqual(['accepted answered']);
     expect(b.out.mean).toBe(a.out.mean);
   });
 
   it('a corrupted or truncated cache is rejected, the answer is the same, a good one replaces it', () => {
     const dir = join(work, 'c2');
     child({ TET_COMPILE_CACHE_DIR: dir });
-    const f = join(dir, cacheFiles(dir)[0]);
+    const [f, part] = cacheFiles(dir).map((n) => join(dir, n));  // sdk-..., validate-...
     for (const bad of [Buffer.alloc(5000, 0xa5), Buffer.alloc(3)]) {
       writeFileSync(f, bad);
       const r = child({ TET_COMPILE_CACHE_DIR: dir });
       expect(r.events).toEqual(['rejected answered', 'none', 'written answered']);
+      expect(r.validate).toEqual(['accepted answered']);
       expect(r.out.mean).toBeCloseTo(wantMean, 9);
-      expect(child({ TET_COMPILE_CACHE_DIR: dir }).events).toEqual(['accepted answered']);
+      writeFileSync(part, bad);
+      const p = child({ TET_COMPILE_CACHE_DIR: dir });
+      expect(p.events).toEqual(['accepted answered']);
+      expect(p.validate).toEqual(['rejected answered', 'none', 'written answered']);
+      expect(p.out.mean).toBeCloseTo(wantMean, 9);
+      const again = child({ TET_COMPILE_CACHE_DIR: dir });
+      expect([again.events, again.validate]).toEqual([['accepted answered'], ['accepted answered']]);
     }
   });
 
@@ -86,6 +101,7 @@ describe('the code cache of dist/index.cjs', () => {
     expect(load().stderr.trim()).toBe('tetration: code cache accepted loaded');
     const q = child({ TET_COMPILE_CACHE_DIR: dir });
     expect(q.events).toEqual(['accepted loaded', 'written answered']);
+    expect(q.validate).toEqual(['none', 'written answered']);  // the require alone never loaded it
     expect(q.out.mean).toBeCloseTo(wantMean, 9);
     expect(child({ TET_COMPILE_CACHE_DIR: dir }).events).toEqual(['accepted answered']);
   });
@@ -96,11 +112,13 @@ describe('the code cache of dist/index.cjs', () => {
     chmodSync(dir, 0o777);
     const r = child({ TET_COMPILE_CACHE_DIR: dir });
     expect(r.events).toEqual(['no-dir']);
+    expect(r.validate).toEqual(['no-dir']);
     expect(r.out.mean).toBeCloseTo(wantMean, 9);
     expect(cacheFiles(dir)).toEqual([]);
     const dir4 = join(work, 'c4');
     const off = child({ TET_COMPILE_CACHE_DIR: dir4, TET_NO_COMPILE_CACHE: '1' });
     expect(off.events).toEqual(['off']);
+    expect(off.validate).toEqual(['off']);
     expect(off.out.mean).toBeCloseTo(wantMean, 9);
     expect(cacheFiles(dir4)).toEqual([]);
   });
