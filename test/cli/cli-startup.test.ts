@@ -10,7 +10,7 @@
 // means <pkg> was loaded.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import Module, { SourceMap } from 'node:module';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -162,15 +162,14 @@ describe.skipIf(!existsSync(CLI))('modules loaded at start', () => {
 });
 
 // bin/tet.js compiles the CLI's modules through a V8 code cache (bin/compile-cache.js): the first
-// run writes it, later runs read it, a damaged entry is rejected by V8 and rewritten, and
-// TET_NO_COMPILE_CACHE=1 leaves it alone. The answers never change. On Node >= 22.1 node's own
-// module.enableCompileCache() holds the cache (node's files, also under TMPDIR).
+// run of a command writes its entries, later runs read them, another command has entries of its
+// own, a damaged entry is rejected by V8 and rewritten, and TET_NO_COMPILE_CACHE=1 leaves it
+// alone. The answers never change.
 describe.skipIf(!existsSync(CLI))('the code cache of bin/tet.js', () => {
   const BIN = join(ROOT, 'bin/tet.js');
-  const ownCache = typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache !== 'function';
 
-  function run(tmp: string, extra: Record<string, string> = {}): string {
-    const r = spawnSync(process.execPath, [BIN, 'info', '-q', SAMPLE], {
+  function run(tmp: string, extra: Record<string, string> = {}, args = ['info', '-q', SAMPLE]): string {
+    const r = spawnSync(process.execPath, [BIN, ...args], {
       encoding: 'utf8', cwd: ROOT, env: { ...process.env, TMPDIR: tmp, TET_NO_QUERY_HISTORY: '1', ...extra },
     });
     expect(r.status, r.stderr).toBe(0);
@@ -198,12 +197,12 @@ describe.skipIf(!existsSync(CLI))('the code cache of bin/tet.js', () => {
       expect(run(tmp)).toBe(plain);
       const first = entries(tmp);
       expect(first.length).toBeGreaterThan(0);
-      if (!ownCache) return;  // node's cache: its layout is node's business
-      // one entry per module, the CLI's entry among them (its size is in the name); the SDK bundle
-      // has dynamic import()s, which keep node's own compile on Node 20
+      // one entry per module and command, the CLI's entry among them (its size and the command
+      // are in the name); the SDK's loader has a dynamic import(), which keeps node's own compile
       const entrySize = statSync(CLI).size;
       const sdkEntry = first.find((f) => f.includes(`-${entrySize}-`));
-      expect(sdkEntry).toBeDefined();
+      expect(sdkEntry).toMatch(/-info\.v8$/);
+      expect(first.filter((f) => f.endsWith('.v8')).every((f) => f.endsWith('-info.v8'))).toBe(true);  // .v8cache: the SDK's
       expect(first.some((f) => f.includes(`-${statSync(join(ROOT, 'dist/index.cjs')).size}-`))).toBe(false);
       const stamp = first.map((f) => statSync(f).mtimeMs);
       expect(run(tmp)).toBe(plain);
@@ -212,6 +211,12 @@ describe.skipIf(!existsSync(CLI))('the code cache of bin/tet.js', () => {
       writeFileSync(sdkEntry!, Buffer.from('not a code cache'));
       expect(run(tmp)).toBe(plain);
       expect(readFileSync(sdkEntry!).length).toBeGreaterThan(1000);  // rejected by V8, written again
+      // another command writes entries of its own and leaves info's alone
+      const after = entries(tmp).map((f) => [f, statSync(f).mtimeMs] as const);
+      expect(run(tmp, {}, ['--version']).trim()).toMatch(/^\d+\.\d+\.\d+/);
+      const withVersion = entries(tmp);
+      expect(withVersion.filter((f) => f.endsWith('-none.v8')).length).toBeGreaterThan(0);
+      for (const [f, m] of after) expect(statSync(f).mtimeMs).toBe(m);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
