@@ -106,6 +106,36 @@ describe('the code cache of dist/index.cjs', () => {
     expect(child({ TET_COMPILE_CACHE_DIR: dir }).events).toEqual(['accepted answered']);
   });
 
+  it('a process that exits right after its answer still writes the answered cache (the CLI too)', () => {
+    const quick = join(work, 'c8');
+    const exitAfterAnswer = `
+      const t = require(${JSON.stringify(dist)});
+      (async () => {
+        const f = await t.open(process.argv[1]);
+        await f.query({ dataset: 'x', mean: [] }, { preview: 0 });
+        process.exit(0);  // before the loader's turn of the event loop comes
+      })();`;
+    const events = () => {
+      const r = spawnSync(process.execPath, ['-e', exitAfterAnswer, file],
+        { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DIR: quick, TET_COMPILE_CACHE_DEBUG: '1' } });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stderr.trim().split('\n').map((l) => l.slice('tetration: code cache '.length));
+    };
+    expect(events()).toEqual(['none', 'validate none', 'written answered', 'validate written answered']);
+    expect(events()).toEqual(['accepted answered', 'validate accepted answered']);
+    const dir = join(work, 'c7');
+    const tet = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'tet.js'), ...args],
+        { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DIR: dir, TET_COMPILE_CACHE_DEBUG: '1', TET_NO_QUERY_HISTORY: '1' } });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stderr.split('\n').filter((l) => l.startsWith('tetration: code cache ')).map((l) => l.slice('tetration: code cache '.length));
+    };
+    const query = ['query', '{"dataset":"x","mean":[]}', '-t', file, '-x', '--format', 'quiet'];
+    expect(tet('info', '-q', file)).toEqual(['none', 'written loaded']);  // answers nothing
+    expect(tet(...query)).toEqual(['accepted loaded', 'validate none', 'written answered', 'validate written answered']);
+    expect(tet(...query)).toEqual(['accepted answered', 'validate accepted answered']);
+  });
+
   it('a directory others can write is not used; TET_NO_COMPILE_CACHE=1 loads without one', () => {
     const dir = join(work, 'c3');
     mkdirSync(dir, { mode: 0o700 });
