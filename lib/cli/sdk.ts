@@ -10,8 +10,12 @@ export type TetSdk = typeof Sdk;
 let loading: Promise<TetSdk> | undefined;
 let loaded: TetSdk | undefined;
 
-/** The SDK, imported on the first call. */
+/**
+ * The SDK, imported on the first call. Its parts (the query validator: lib/loader/README.md) load
+ * when a command first needs them: `tet info` validates no query.
+ */
 export function sdk(): Promise<TetSdk> {
+  (globalThis as Record<symbol, unknown>)[Symbol.for('tetration.sdk.lazyParts')] = true;
   loading ??= import('../index').then((m) => (loaded = m));
   return loading;
 }

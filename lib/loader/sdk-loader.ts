@@ -5,9 +5,10 @@
 // so the functions that query compiled lazily are in it.
 //
 // Parts of the SDK that only some calls need are files of their own (dist/sdk-part-<name>.cjs:
-// tsup.config.ts `SDK_PARTS`, e.g. the query schema's generated validator), loaded through
-// hooks.part(name) on first use, each compiled the same way with a cache of its own: `tet info`
-// or `require('tetration')` neither reads nor compiles them.
+// tsup.config.ts `SDK_PARTS`, e.g. the query schema's generated validator), each compiled the
+// same way with a cache of its own. `require('tetration')` loads them with the bundle, so a
+// program's first query pays nothing for them; a caller that sets LAZY_PARTS (the CLI: `tet info`
+// validates no query) gets each on first use (hooks.part).
 //
 // The cache files sit in this user's cache directory (lib/loader/cache-dir.ts: never one others
 // can write); their names carry the file's content hash (scripts/finish-dist.mjs), the Node
@@ -138,6 +139,10 @@ process.once('exit', () => {
   }
 });
 
+// Set to true on globalThis before the first require by a caller that wants the parts on first
+// use (lib/cli/sdk.ts).
+const LAZY_PARTS = Symbol.for('tetration.sdk.lazyParts');
+
 function load(): unknown {
   const bundle = join(__dirname, 'sdk.cjs');
   const unit = compile('sdk', bundle);
@@ -150,6 +155,16 @@ function load(): unknown {
   } catch (e) {
     delete M._cache[bundle];
     throw e;
+  }
+  if ((globalThis as Record<symbol, unknown>)[LAZY_PARTS] !== true) {
+    for (const name of hashes.keys()) {
+      if (name === 'sdk') continue;
+      try {
+        hooks.part(name);
+      } catch {
+        // thrown again, with its message, by the first call that needs the part
+      }
+    }
   }
   return mod.exports;
 }

@@ -1,8 +1,8 @@
 // The package loader's V8 code cache (lib/loader/sdk-loader.ts, dist/index.cjs): a fresh process
 // writes the cache after its first answer, the next one starts from it, and a corrupted cache,
 // an unsafe directory or TET_NO_COMPILE_CACHE=1 never change an answer. The query validator is a
-// part of its own (dist/sdk-part-validate.cjs), loaded on the first validation with its own cache:
-// a process that only requires the SDK never loads it. Runs the built package
+// part of its own (dist/sdk-part-validate.cjs) with its own cache, loaded with the bundle, or on
+// the first validation where the caller asks for lazy parts (the CLI: `tet info` never loads it). Runs the built package
 // (dist/) in child processes, as users load it; answers against values computed here.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -94,14 +94,20 @@ describe('the code cache of dist/index.cjs', () => {
 
   it('a process that answers nothing writes the load-time cache at exit; one that answers adds its own', () => {
     const dir = join(work, 'c6');
-    const load = (extra = '') => spawnSync(process.execPath, ['-e', `const t = require(${JSON.stringify(dist)}); ${extra}`],
-      { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DIR: dir, TET_COMPILE_CACHE_DEBUG: '1' } });
-    expect(load().stderr.trim().split('\n')).toEqual(['tetration: code cache none', 'tetration: code cache written loaded']);
-    expect(cacheFiles(dir)).toEqual([expect.stringMatching(/\.loaded\.v8cache$/)]);
-    expect(load().stderr.trim()).toBe('tetration: code cache accepted loaded');
+    const load = (lazy: boolean) => spawnSync(process.execPath, ['-e',
+      `${lazy ? "globalThis[Symbol.for('tetration.sdk.lazyParts')] = true; " : ''}const t = require(${JSON.stringify(dist)});`],
+    { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DIR: dir, TET_COMPILE_CACHE_DEBUG: '1' } }).stderr.trim().split('\n')
+      .map((l) => l.slice('tetration: code cache '.length));
+    // the CLI's way (lib/cli/sdk.ts): the validator part is not loaded by the require
+    expect(load(true)).toEqual(['none', 'written loaded']);
+    expect(cacheFiles(dir)).toEqual([expect.stringMatching(/^sdk-.*\.loaded\.v8cache$/)]);
+    expect(load(true)).toEqual(['accepted loaded']);
+    // a plain require loads it with the bundle, so a first query does not wait for it
+    expect(load(false)).toEqual(['accepted loaded', 'validate none', 'validate written loaded']);
+    expect(load(false)).toEqual(['accepted loaded', 'validate accepted loaded']);
     const q = child({ TET_COMPILE_CACHE_DIR: dir });
     expect(q.events).toEqual(['accepted loaded', 'written answered']);
-    expect(q.validate).toEqual(['none', 'written answered']);  // the require alone never loaded it
+    expect(q.validate).toEqual(['accepted loaded', 'written answered']);
     expect(q.out.mean).toBeCloseTo(wantMean, 9);
     expect(child({ TET_COMPILE_CACHE_DIR: dir }).events).toEqual(['accepted answered']);
   });
