@@ -42,15 +42,17 @@ const lazyChildProcess: Plugin = {
 // kept, so stack traces still name functions), with lines wrapped near 120 characters, so that the
 // source line Node prints under an uncaught error stays one line. A fresh process reads, copies
 // and compiles every byte of them, and on a machine where fresh memory is slow to touch that is
-// most of the load (dist/sdk.cjs 610 -> 440 KB, dist/cli.cjs 210 -> 125 KB; docs/performance.md
+// most of the load (dist/sdk.cjs 610 -> 440 KB, 340 KB with the validator a part of its own;
+// dist/cli.cjs 210 -> 125 KB; docs/performance.md
 // "CLI start-up"). The source maps (shipped) map back to lib/ and the bundled packages' files.
 const compact = { minifyWhitespace: true } as const;
 const wrapLines = (options: { lineLimit?: number }) => { options.lineLimit = 120; };
 
 // Parts of the SDK that only some calls need: in the CommonJS build each is a file of its own,
 // dist/sdk-part-<name>.cjs from `entry`, and `module` (what lib/ imports) is replaced by `loader`,
-// which asks the package loader for the part on first use (lib/loader/sdk-loader.ts: its own code
-// cache). The ES build and vitest keep `module` as written.
+// which asks the package loader for the part (lib/loader/sdk-loader.ts: its own code cache; loaded
+// with the bundle, or on first use where the caller asks, as the CLI does). The ES build and
+// vitest keep `module` as written.
 const SDK_PARTS = [
   // the query schema's generated validator: ~100 KB, a quarter of the bundle
   { name: 'validate', entry: 'lib/query/generated/validate.js', module: 'lib/query/schema-validator.ts', loader: 'lib/loader/validator-part.ts' },

@@ -1,6 +1,7 @@
 // lib/query/schema-validator.ts in the CommonJS bundle (tsup.config.ts `SDK_PARTS`): the generated
-// validator is dist/sdk-part-validate.cjs, loaded by the package loader on first use with a code cache
-// of its own (lib/loader/sdk-loader.ts).
+// validator is dist/sdk-part-validate.cjs, which the package loader compiles with a code cache of
+// its own, with the bundle or, where the caller asks (the CLI), here on first use
+// (lib/loader/sdk-loader.ts).
 import type { QuerySchemaValidator } from '../query/generated/validate.js';
 import { loaderHooks } from './hooks';
 
