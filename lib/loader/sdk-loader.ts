@@ -92,6 +92,14 @@ function compile(name: string, file: string): Unit {
   return { script: new Script(source, { filename: file }), answeredFile, loadedFile, debug };
 }
 
+/** A CommonJS module for dist/`file`, resolving packages from dist/ as a required file would. */
+function moduleFor(file: string): Module {
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = M._nodeModulePaths(__dirname);
+  return mod;
+}
+
 /** Runs a compiled file's wrapper as the CommonJS module `mod`; its caches are written later. */
 function run(unit: Unit, mod: Module, file: string): void {
   const wrapper = unit.script.runInThisContext({ displayErrors: true }) as BundleWrapper;
@@ -124,9 +132,7 @@ const hooks: LoaderHooks = {
     if (parts.has(name)) return parts.get(name);
     if (!hashes.has(name) && !BUNDLE_HASHES.startsWith('__')) throw new Error(`tetration: no SDK part named ${name}`);
     const file = join(__dirname, `sdk-part-${name}.cjs`);
-    const mod = new Module(file, module);
-    mod.filename = file;
-    mod.paths = M._nodeModulePaths(__dirname);
+    const mod = moduleFor(file);
     run(compile(name, file), mod, file);
     parts.set(name, mod.exports);
     return mod.exports;
@@ -146,9 +152,7 @@ const LAZY_PARTS = Symbol.for('tetration.sdk.lazyParts');
 function load(): unknown {
   const bundle = join(__dirname, 'sdk.cjs');
   const unit = compile('sdk', bundle);
-  const mod = new Module(bundle, module);
-  mod.filename = bundle;
-  mod.paths = M._nodeModulePaths(__dirname);
+  const mod = moduleFor(bundle);
   M._cache[bundle] = mod;  // require('tetration/dist/sdk.cjs') gets this instance
   try {
     run(unit, mod, bundle);
