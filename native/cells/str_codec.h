@@ -150,6 +150,40 @@ inline void global_huffman_walk(const Cell& c, const DecodeContext& ctx, uint32_
   }
 }
 
+// Two streams of codes, every row present: rows [0, g) of both, g the largest multiple of the
+// group size K ≤ rows, K codes after each refill (K · longest code ≤ 57, the bits one refill
+// holds). No refill test per code: a branch whose outcome follows the code lengths, which a
+// predictor cannot learn. Returns g; pa / pb: the stream bits where code g of each starts.
+template <unsigned K, class FA, class FB>
+inline uint32_t huffman_walk2_k(const HuffmanCode& code, const uint8_t* sa, const uint8_t* sb, uint32_t rows, FA& fa, FB& fb,
+                                uint64_t& pa, uint64_t& pb) {
+  uint32_t i = 0;
+  for (; i + K <= rows; i += K) {
+    uint64_t ba = stream_window(sa, pa), bb = stream_window(sb, pb);
+    for (unsigned j = 0; j < K; ++j) {
+      const uint32_t ea = code.entry(ba), eb = code.entry(bb);
+      const unsigned la = ea & 0xff, lb = eb & 0xff;
+      ba >>= la, bb >>= lb, pa += la, pb += lb;
+      fa(i + j, ea >> 8), fb(i + j, eb >> 8);
+    }
+  }
+  return i;
+}
+template <class FA, class FB>
+inline uint32_t huffman_walk2_grouped(const HuffmanCode& code, const uint8_t* sa, const uint8_t* sb, uint32_t rows, FA& fa, FB& fb,
+                                      uint64_t& pa, uint64_t& pb) {
+  pa = pb = 0;
+  switch (57 / code.max_length()) {
+    case 0: case 1: return 0;
+    case 2: return huffman_walk2_k<2>(code, sa, sb, rows, fa, fb, pa, pb);
+    case 3: return huffman_walk2_k<3>(code, sa, sb, rows, fa, fb, pa, pb);
+    case 4: return huffman_walk2_k<4>(code, sa, sb, rows, fa, fb, pa, pb);
+    case 5: return huffman_walk2_k<5>(code, sa, sb, rows, fa, fb, pa, pb);
+    case 6: return huffman_walk2_k<6>(code, sa, sb, rows, fa, fb, pa, pb);
+    default: return huffman_walk2_k<7>(code, sa, sb, rows, fa, fb, pa, pb);
+  }
+}
+
 // global_huffman_walk of two blocks of one column (all their rows), one code of each in turn:
 // the two lookup chains are independent, so the CPU overlaps them.
 template <class FA, class FB>
@@ -177,8 +211,9 @@ inline void global_huffman_walk2(const Cell& a, const Cell& b, const DecodeConte
     }
   };
   Walk wa{a.payload, a.validity(), 0, uint32_t(a.len), 0, 0, 0}, wb{b.payload, b.validity(), 0, uint32_t(b.len), 0, 0, 0};
-  if (!wa.valid && !wb.valid) {  // every row present: no skipping
+  if (!wa.valid && !wb.valid) {  // every row present: no skipping, codes in fixed-size groups
     const uint32_t both = std::min(wa.end, wb.end);
+    wa.i = wb.i = huffman_walk2_grouped(code, a.payload, b.payload, both, fa, fb, wa.pos, wb.pos);
     for (; wa.i < both; ++wa.i, ++wb.i) {
       const uint32_t ka = wa.step(code, longest), kb = wb.step(code, longest);
       fa(wa.i, ka), fb(wb.i, kb);

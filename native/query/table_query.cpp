@@ -542,6 +542,14 @@ void run_scalar(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& r
 
 template <class F> struct GroupPartial {
   explicit GroupPartial(size_t keys) : map(keys), interners(keys) {}
+  // Empty again, for another unit; the buffers keep their capacity.
+  void reset() {
+    if (map.size()) map = GroupMap(interners.size());
+    for (StrInterner& i : interners)
+      if (i.size()) i = StrInterner();
+    accs.clear(), dense.clear(), sums.g.clear();
+    bytes = 0, row0 = 0, row1 = 0;
+  }
   GroupMap map;
   std::vector<Acc<F>> accs;
   std::vector<StrInterner> interners;  // str key parts: ids local to this partial
@@ -775,8 +783,15 @@ void dense_indices(const QueryCtx& q, const DenseKey& d, uint64_t b, uint64_t b_
   } else {
     l = str::global_dict_layout(blk);
   }
-  bool outside = false;
   const uint32_t len = uint32_t(blk.len);
+  if (huffman && !v && sel_count == len) {
+    // Every row present and selected: the codes are the indices, each below the span (a Huffman
+    // code of the column's dictionary has one symbol per entry, checked when the block loaded).
+    idx.swap(s.codes);
+    idx.resize(len);
+    return;
+  }
+  bool outside = false;
   if (sel_count == len) {  // every row selected: no walk over the mask's bits
     idx.resize(len);
     uint32_t* out = idx.data();
@@ -861,10 +876,15 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     for (uint64_t r = p.row0; r < p.row1; ++r)
       if (row_gid[r] != ~uint32_t(0)) row_gid[r] = l2g[row_gid[r]];
     q.meter.release(p.bytes);
-  });
+  }, /*keep_spares=*/true);
   const bool need_value = !q.plan.count_rows;  // count_rows: no value column at all
+  // The global groups come in dense index order at most: room for all of them at once, not a
+  // doubling (each a copy into fresh memory) through 10^4 groups.
+  if (dense.way != DenseKey::Way::None && dense.span < 65536) global.accs.reserve(dense.span + 1);
   res.threads_used = run_units(units, q.threads, [&](uint64_t u, uint32_t slot) {
-    auto p = std::make_unique<GroupPartial<F>>(nk);
+    std::unique_ptr<GroupPartial<F>> p = merger.reuse();
+    if (p) p->reset();
+    else p = std::make_unique<GroupPartial<F>>(nk);
     if (q.plan.row_groups) p->row0 = units.first(u) * kBlockLanes, p->row1 = std::min(q.tb.rows, units.last(u) * kBlockLanes);
     SlotScratch& s = *scratch[slot];
     std::vector<std::vector<uint32_t>> dict_ids(nk);

@@ -66,22 +66,35 @@ uint32_t run_units(const Units& units, uint32_t threads, const std::function<voi
 // unit before it has been merged. Memory is the out-of-order window, not all units.
 template <class Partial> class OrderedMerge {
  public:
-  OrderedMerge(uint64_t units, std::function<void(Partial&)> merge) : pending_(units), merge_(std::move(merge)) {}
+  // keep_spares: merged partials wait for reuse() instead of being freed.
+  OrderedMerge(uint64_t units, std::function<void(Partial&)> merge, bool keep_spares = false)
+      : pending_(units), merge_(std::move(merge)), keep_spares_(keep_spares) {}
   void done(uint64_t unit, std::unique_ptr<Partial> p) {
     std::lock_guard<std::mutex> lock(mu_);
     pending_[unit] = std::move(p);
     while (next_ < pending_.size() && pending_[next_]) {
       merge_(*pending_[next_]);
-      pending_[next_].reset();
+      if (keep_spares_) spare_.push_back(std::move(pending_[next_]));
+      else pending_[next_].reset();
       ++next_;
     }
+  }
+  // A merged partial to fill again (its buffers keep their capacity: fresh memory is dear, and a
+  // unit's partial is as large as the last one), or null when none is free. The caller resets it.
+  std::unique_ptr<Partial> reuse() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spare_.empty()) return nullptr;
+    std::unique_ptr<Partial> p = std::move(spare_.back());
+    spare_.pop_back();
+    return p;
   }
 
  private:
   std::mutex mu_;
-  std::vector<std::unique_ptr<Partial>> pending_;
+  std::vector<std::unique_ptr<Partial>> pending_, spare_;
   uint64_t next_ = 0;
   std::function<void(Partial&)> merge_;
+  bool keep_spares_;
 };
 
 // Bytes of memory the pass holds beyond its fixed scratch, against the budget (0 = none).
