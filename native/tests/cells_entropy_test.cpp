@@ -15,6 +15,7 @@
 #include <queue>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cells/builders.h"
@@ -304,6 +305,72 @@ TEST_CASE("huffman: a random stream of symbols decodes back (stream writer, wind
     pos += e & 0xff;
   }
   CHECK(ok && pos == bits);
+}
+
+TEST_CASE("huffman: two streams decode together for every longest code 1..16 (refill groups, uneven lengths, nulls)") {
+  // Lengths 1, 2, .., L-1, L, L: a complete code whose longest is L, so every refill group size
+  // 57 / L is taken (L = 1: {1, 1}). Each pair of blocks holds random symbols; the decoded codes
+  // must be those symbols, row by row, for blocks of equal and of different lengths.
+  std::mt19937_64 rng(21);
+  bool ok = true;
+  for (unsigned L = 1; L <= kMaxCodeLength; ++L) {
+    std::vector<uint8_t> len;
+    for (unsigned k = 1; k < L; ++k) len.push_back(uint8_t(k));
+    len.push_back(uint8_t(L)), len.push_back(uint8_t(L));
+    const HuffmanCode code = HuffmanCode::from_lengths(len.data(), len.size());
+    CHECK(code.max_length() == L);
+    DecodeContext ctx;
+    ctx.dict_code = &code;
+    for (const auto& [na, nb, nulls] : std::vector<std::tuple<uint32_t, uint32_t, bool>>{
+             {2048, 2048, false}, {2048, 5, false}, {3, 2048, false}, {1, 1, false}, {2047, 2048, false}, {2048, 2048, true}, {700, 2048, true}}) {
+      struct Block {
+        std::vector<uint32_t> syms;  // by row (rows that are null: none)
+        std::vector<uint8_t> present;
+        std::vector<uint8_t> area;  // stream, then (with nulls) the validity mask
+        Cell c;
+      };
+      Block blocks[2];
+      const uint32_t rows[2] = {na, nb};
+      for (int z = 0; z < 2; ++z) {
+        Block& b = blocks[z];
+        uint64_t bits = 0;
+        for (uint32_t i = 0; i < rows[z]; ++i) {
+          const bool here = !nulls || rng() % 5 != 0;
+          b.present.push_back(here);
+          // skewed towards short codes, as Huffman data is
+          const uint32_t sym = here ? uint32_t(std::min<uint64_t>(__builtin_ctzll(rng() | (uint64_t(1) << 62)), len.size() - 1)) : 0;
+          b.syms.push_back(sym);
+          if (here) bits += len[sym];
+        }
+        const uint64_t data = std::max<uint64_t>(stream_bytes(bits), 8);
+        b.area.assign(data + (nulls ? kMaskBytes : 0), 0);
+        StreamWriter sw(b.area.data());
+        for (uint32_t i = 0; i < rows[z]; ++i)
+          if (b.present[i]) sw.put(code.stream_code(b.syms[i]), code.length(b.syms[i]));
+        sw.finish();
+        if (nulls)
+          for (uint32_t i = 0; i < rows[z]; ++i)
+            if (b.present[i]) b.area[data + i / 8] |= uint8_t(1u << (i % 8));
+        b.c.len = rows[z];
+        b.c.payload = b.area.data();
+        b.c.payload_bytes = b.area.size();
+        b.c.attrs = nulls ? attr::kHasNulls : 0;
+      }
+      std::vector<int64_t> got[2] = {std::vector<int64_t>(na, -1), std::vector<int64_t>(nb, -1)};
+      str::global_huffman_walk2(blocks[0].c, blocks[1].c, ctx, [&](uint32_t i, uint32_t k) { got[0][i] = k; },
+                                [&](uint32_t i, uint32_t k) { got[1][i] = k; });
+      for (int z = 0; z < 2; ++z)
+        for (uint32_t i = 0; i < rows[z]; ++i) {
+          const int64_t want = blocks[z].present[i] ? int64_t(blocks[z].syms[i]) : -1;
+          if (got[z][i] != want) {
+            if (ok) std::printf("  L %u rows %u/%u nulls %d block %d row %u: %lld, want %lld\n", L, na, nb, int(nulls), z, i,
+                                static_cast<long long>(got[z][i]), static_cast<long long>(want));
+            ok = false;
+          }
+        }
+    }
+  }
+  CHECK(ok);
 }
 
 // ---- GlobalHuffman through the builder -----------------------------------------------------------

@@ -700,8 +700,10 @@ struct DenseTable {
   std::unique_ptr<TablesRegion> region;
   bool global_dict = false;
   uint64_t huffman_blocks = 0;  // GlobalHuffman blocks of ks (decoded two at a time by the dense path)
+  uint64_t huffman_blocks_no_nulls = 0;  // the same of ksn
 };
-enum DenseCol : size_t { DM, DKI, DKS, DKL, DF, DI, DB };
+// DKSN / DKLN: the words of DKS / DKL with no nulls (blocks without a validity mask)
+enum DenseCol : size_t { DM, DKI, DKS, DKL, DF, DI, DB, DKSN, DKLN };
 constexpr size_t kDenseRows = 100 * 2048 + 77;  // > 64 blocks: several units
 
 const DenseTable& dense_table() {
@@ -727,7 +729,7 @@ const DenseTable& dense_table() {
     const uint32_t tb = w.add_table("d", "", kNoAxis,
                                     {ColumnSchema{"m", Kind::Int}, ColumnSchema{"ki", Kind::Int}, ColumnSchema{"ks", Kind::Str},
                                      ColumnSchema{"kl", Kind::Str}, ColumnSchema{"f", Kind::Float}, ColumnSchema{"i", Kind::Int},
-                                     ColumnSchema{"b", Kind::Int}});
+                                     ColumnSchema{"b", Kind::Int}, ColumnSchema{"ksn", Kind::Str}, ColumnSchema{"kln", Kind::Str}});
     auto ints = [&](uint32_t col, const std::vector<int64_t>& v, const uint8_t* ok) {
       IntBuilder b(Kind::Int);
       b.push_many(v.data(), ok, v.size());
@@ -738,16 +740,18 @@ const DenseTable& dense_table() {
     ints(DI, iv, i_ok.data());
     ints(DB, blk, nullptr);
     std::vector<std::string_view> sv(words.begin(), words.end());
-    for (bool global : {true, false}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool global = variant % 2 == 0, with_nulls = variant < 2;
       StrBuilderOptions o;
       o.allow_global_dict = global;
       StrBuilder b(o);
-      b.push_many(sv.data(), sv.size(), s_ok.data());
+      b.push_many(sv.data(), sv.size(), with_nulls ? s_ok.data() : nullptr);
       CellRef root = b.finish();
-      const uint32_t col = global ? DKS : DKL;
+      const uint32_t col = with_nulls ? (global ? DKS : DKL) : (global ? DKSN : DKLN);
       w.add_column(tb, col, *root);
       if (global)
-        for (uint64_t k = 0; k < block_count(*root); ++k) t.huffman_blocks += block_at(*root, k).enc_v() == Enc::GlobalHuffman;
+        for (uint64_t k = 0; k < block_count(*root); ++k)
+          (with_nulls ? t.huffman_blocks : t.huffman_blocks_no_nulls) += block_at(*root, k).enc_v() == Enc::GlobalHuffman;
       if (const GlobalDictionary* g = b.global_dictionary()) {
         if (global) t.global_dict = true;
         w.add_metablock(tb, col, MetablockKind::GlobalDictionary, g->encode());
@@ -780,15 +784,18 @@ TEST_CASE("group_by dense keys (int range, global dictionary) are bit-identical 
   const DenseTable& d = dense_table();
   CHECK(d.global_dict);  // else the str comparison below would be hashed against hashed
   CHECK(d.huffman_blocks > 10);
+  CHECK(d.huffman_blocks_no_nulls > 10);  // every row present: the codes decode straight into the indices
   Predicate scattered, blocks;
   scattered.column = DM, scattered.op = WhereOp::Ne, scattered.value = Literal::of_int(0);
   blocks.column = DB, blocks.op = WhereOp::Ne, blocks.value = Literal::of_int(1);  // every third block empty
-  GroupKey ki, ki_w1, ks, kl;
+  GroupKey ki, ki_w1, ks, kl, ksn, kln;
   ki.column = DKI;
   ki_w1.column = DKI, ki_w1.transform = KeyTransform::WidthInt, ki_w1.width_int = 1;
   ks.column = DKS;
   kl.column = DKL;
-  const std::pair<GroupKey, GroupKey> pairs[] = {{ki, ki_w1}, {ks, kl}};
+  ksn.column = DKSN;
+  kln.column = DKLN;
+  const std::pair<GroupKey, GroupKey> pairs[] = {{ki, ki_w1}, {ks, kl}, {ksn, kln}};
   int compared = 0;
   for (int filtered : {0, 1, 2})
     for (const auto& [fast, hashed] : pairs)
@@ -818,7 +825,7 @@ TEST_CASE("group_by dense keys (int range, global dictionary) are bit-identical 
           CHECK(ok);
           ++compared;
         }
-  CHECK(compared == 120);
+  CHECK(compared == 180);
 }
 
 TEST_CASE("zero groups after an empty where") {
