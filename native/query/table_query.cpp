@@ -687,8 +687,9 @@ class KeyColumns {
 // through an array instead of hashing its key words: a str key whose every block holds codes
 // into the column dictionary (GlobalDict / GlobalHuffman: the code), or an Int-stored key
 // without a transform whose values span at most kDenseSpan (value - min). Index `span` is the
-// null key. Groups still get their local ids in first-seen order, so partials (and results) are
-// exactly those of the hashed path.
+// null key. Groups get local ids in first-seen order (or, folded by dense index, in dense order
+// at the unit's end); each group's rows fold in row order either way, so the results are exactly
+// those of the hashed path.
 struct DenseKey {
   enum class Way : uint8_t { None, Codes, IntRange } way = Way::None;
   size_t column = 0;
@@ -696,6 +697,9 @@ struct DenseKey {
   uint64_t span = 0;
 };
 constexpr uint64_t kDenseSpan = uint64_t(1) << 20;
+// Dense spans below this fold by dense index: a unit's states, span × 64 bytes (< 1 MiB), are
+// cleared and scanned once per unit (≤ 8 bytes per row of a full unit).
+constexpr uint64_t kDirectSpan = uint64_t(1) << 14;
 
 DenseKey dense_key(const QueryCtx& q, TierScratch& scratch) {
   DenseKey d;
@@ -838,6 +842,9 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
   auto scratch = slot_scratch(units, q.threads, nk);
   const DenseKey dense = dense_key(q, scratch[0]->tier);
   const TightFold tight = dense.way == DenseKey::Way::None ? TightFold::None : tight_fold_of<F>(q.plan, red.need());
+  // A tight fold over a small dense span folds each row straight into its group's state by dense
+  // index (no local id per row); the groups seen become local ids once, at the unit's end.
+  const bool direct = tight != TightFold::None && !q.plan.row_groups && dense.span < kDirectSpan;
   const typename F::State id_state = red.identity().st;
   GroupPartial<F> global(nk);
   // dense index -> global id (~0: not seen yet); global ids in first-merged order as below
@@ -900,10 +907,14 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
       return g;
     };
     std::vector<uint32_t>& local = s.dense_local;  // dense index -> local id (~0: not seen yet)
-    if (dense.way != DenseKey::Way::None && local.size() != dense.span + 1) local.assign(dense.span + 1, ~uint32_t(0));
-    // As many groups as the slot's previous unit had (units of a table look alike): grown once,
-    // not by doubling through 10^4 groups in every unit.
-    if (tight != TightFold::None) p->sums.g.reserve(s.groups_hint);
+    if (direct) {
+      p->sums.g.assign(dense.span + 1, GroupSum{});  // by dense index until the unit ends
+    } else {
+      if (dense.way != DenseKey::Way::None && local.size() != dense.span + 1) local.assign(dense.span + 1, ~uint32_t(0));
+      // As many groups as the slot's previous unit had (units of a table look alike): grown once,
+      // not by doubling through 10^4 groups in every unit.
+      if (tight != TightFold::None) p->sums.g.reserve(s.groups_hint);
+    }
     s.codes_next_block = ~uint64_t(0);
     // A GlobalHuffman key looks one block ahead (its codes decode beside this block's): the next
     // block's selection, once taken, serves its own turn too.
@@ -930,6 +941,10 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
       }
       if (need_value && red.need() == Need::Counts) s.value.load_validity(q.tb.block(q.plan.column, b), sel);
       else if (need_value) s.value.load(q.tb.block(q.plan.column, b), red.phys(), sel, q.tb.context(q.plan.column), true);
+      if (direct) {
+        tight_fold<T>(tight, p->sums, s.dense_idx.data(), s.value, n);
+        continue;
+      }
       if (dense.way != DenseKey::Way::None) {
         // local ids of the block's rows first (new groups in first-seen order), then the fold
         const uint32_t* idx = s.dense_idx.data();
@@ -965,8 +980,20 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
         red.row(p->accs[g], s.value, j);
       }
     }
+    if (direct) {
+      // The groups the unit saw (a row each at least), in dense order, as local ids: the states
+      // move down to their local id (never above their dense index).
+      std::vector<GroupSum>& g = p->sums.g;
+      uint32_t lid = 0;
+      for (uint32_t i = 0; i <= dense.span; ++i)
+        if (g[i].rows) p->dense.push_back(i), g[lid++] = g[i];
+      g.resize(lid);
+      p->bytes += lid * group_bytes;
+      q.meter.add(lid * group_bytes, "the groups of group_by");
+    }
     if (tight != TightFold::None) finish_tight(tight, p->sums);
-    for (uint32_t i : p->dense) local[i] = ~uint32_t(0);
+    if (!direct)
+      for (uint32_t i : p->dense) local[i] = ~uint32_t(0);
     s.groups_hint = p->dense.size() + p->dense.size() / 8;
     merger.done(u, std::move(p));
   }, q.cancel);
