@@ -31,6 +31,7 @@ export type NativeValues = Float64Array | BigInt64Array | BigUint64Array | Uint8
 export interface NativeExecStats {
   strategy: number;      // tet::Strategy
   ioMode: number;        // tet::IoMode
+  readByPread?: boolean; // parallel chunks read by pread, not through the mapping (tet::ReadPath)
   threadsUsed: number;
   simd: string;
   chunksRead: number;

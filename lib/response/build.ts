@@ -97,6 +97,7 @@ export function buildExecutedResponse(planned: PlannedQuery, compiled: CompiledE
     io_mode: ioMode,
     fold_parallel: ioMode === 'parallel_chunks',
     fold_linear_scan: ioMode === 'linear_scan',
+    read_by_pread: s.readByPread === true,
     ...compiled.fields,
     ...deviceOutcome(compiled, s),
     threads: s.threadsUsed,

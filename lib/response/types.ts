@@ -36,6 +36,8 @@ export interface ExecutionSection extends PlannedExecutionFields, Partial<Record
   io_mode: IoModeName;
   fold_parallel: boolean;
   fold_linear_scan: boolean;
+  /** Extension: the tiles were read by pread into per-thread buffers, not through the mapping (a dataset's first scan in the process, where that measured faster). */
+  read_by_pread: boolean;
   threads: number;
   simd: string;
   chunks_read: number;

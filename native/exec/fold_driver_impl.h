@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -150,6 +151,7 @@ template <class S, class T> struct ScalarScan {
   const std::vector<ScalarUnit> units;
 
   explicit ScalarScan(const FoldRun& r) : run(r), units(scalar_units(r.sel)) {}
+  mutable bool pread_used = false;  // the last scan read its tiles by pread (ReadPath)
 
   // One unit's elements (tile bytes at `base`) to the sink.
   template <class Sink>
@@ -201,6 +203,42 @@ template <class S, class T> struct ScalarScan {
         if (units[n].e0 == 0) run.fetcher.count(run.sel.tile(units[n].tile));
       i = j;
     }
+  }
+
+  // This thread's pread buffer, at least `bytes` long, its pages touched (so that timing a read
+  // into it measures the read, not the first touch of fresh memory).
+  static std::unique_ptr<AlignedBuffer>& read_area() {
+    thread_local std::unique_ptr<AlignedBuffer> area;
+    return area;
+  }
+  static void reserve_read_area(uint64_t bytes) {
+    std::unique_ptr<AlignedBuffer>& area = read_area();
+    if (area && area->size() >= bytes) return;
+    area = std::make_unique<AlignedBuffer>(bytes, 64);
+    std::memset(area->data(), 0, bytes);
+  }
+
+  // Unit ui (one byte range of a raw tile: its tile selection is contiguous) to the sink, read
+  // through the mapping or by pread into this thread's buffer (kept for the thread's later
+  // scans: fresh memory is dear).
+  template <class Sink>
+  void fold_unit_read(Sink& sink, uint64_t ui, const ScalarUnit& u, bool pread, std::vector<uint8_t>& scratch,
+                      std::vector<T>& buf) const {
+    const TileSelection ts = run.sel.tile(u.tile);
+    if (!pread) {
+      const TileView v = run.fetcher.fetch(ts, scratch);
+      unit(sink, ui, ts, v.data, u.e0, u.e1, buf);
+      return;
+    }
+    const Catalog& cat = run.fetcher.source().catalog();
+    const DatasetInfo& d = cat.datasets[run.plan.dataset_id];
+    const uint64_t bytes = (u.e1 - u.e0) * sizeof(S);
+    reserve_read_area(bytes);
+    const std::unique_ptr<AlignedBuffer>& area = read_area();
+    const uint64_t at = (ts.first_offset + u.e0) * sizeof(S);  // the unit's bytes within its tile
+    run.fetcher.source().read_range(cat.entries[d.chunk_to_entry[ts.linear_chunk]].payload_offset + at, bytes, area->data());
+    unit(sink, ui, ts, area->data() - at, u.e0, u.e1, buf);
+    if (u.e0 == 0) run.fetcher.count(ts);
   }
 
   // Units [u0, u1) to the sink (each exactly once, in any order and on any thread).
@@ -280,12 +318,58 @@ template <class S, class T> struct ScalarScan {
       std::vector<std::vector<T>> bufs(parts);
       std::vector<std::vector<uint8_t>> scratch(parts);
       TileCache cache(run.fetcher);
+      // Parallel chunks over raw tiles where each unit's elements are one byte range (the whole
+      // dataset, a run of rows, ...): read through the mapping, or by pread into a per-thread
+      // buffer (only the bytes selected). A
+      // process that has not touched the mapping yet pays a page fault per few pages (on shared
+      // VMs more than copying them out of the page cache); one that has reads it for free. On
+      // the dataset's first scan through this source its first four units decide, read each way
+      // in turn and the second pair timed (cost per byte; the first pair also pays the fold's and
+      // the buffer's first use); later scans read through the mapping (populated by then, or
+      // worth populating once for the scans to come). Units fold alike whichever way they are
+      // read, so the result's bits do not depend on the choice.
+      const ChunkSource& src = run.fetcher.source();
+      StoredExtent pext;
+      bool by_pread = false;
+      uint64_t t0 = 0;  // tasks before t0 were folded by the measurement
+      auto unit_ranges = [&] {  // every tile raw, every unit one byte range of its tile
+        if (!src.stored_extent(plan.dataset_id, pext)) return false;
+        for (const Task& t : tasks)
+          if (!sel.tile(units[order[t.k0]].tile).contiguous) return false;
+        return true;
+      };
+      if (!sequential && run.ctx.read_path != ReadPath::Mapped && unit_ranges()) {
+        if (run.ctx.read_path == ReadPath::Pread) {
+          by_pread = true;
+        } else if (tasks.size() >= 8 && src.first_scan(plan.dataset_id)) {
+          using clock = std::chrono::steady_clock;
+          auto per_byte = [&](uint64_t k, bool pread) {
+            const ScalarUnit& u = units[order[tasks[k].k0]];
+            if (pread) reserve_read_area((u.e1 - u.e0) * sizeof(S));
+            const auto a = clock::now();
+            fold_unit_read(sink, order[tasks[k].k0], u, pread, scratch[0], bufs[0]);
+            return std::chrono::duration<double>(clock::now() - a).count() / double((u.e1 - u.e0) * sizeof(S));
+          };
+          // Two of each, taking turns; the first pair also pays first-use costs (the fold's
+          // code, the pread buffer), so the second pair decides.
+          per_byte(0, false), per_byte(1, true);
+          const double mapped = per_byte(2, false), copied = per_byte(3, true);
+          by_pread = copied < mapped;
+          t0 = 4;
+        }
+      }
+      pread_used = by_pread;
       for (const auto& r : rounds) {
-        const uint64_t r0 = r.first;
+        const uint64_t r0 = std::max(r.first, t0);
+        if (r0 >= r.second) continue;
         pool.parallel_for(r.second - r0, run.threads, [&](uint64_t rt, uint32_t slot) {
           check_cancel(run.ctx);
           const Task& task = tasks[r0 + rt];
           const ScalarUnit& u = units[order[task.k0]];
+          if (by_pread) {
+            fold_unit_read(sink, order[task.k0], u, true, scratch[slot], bufs[slot]);
+            return;
+          }
           const TileSelection ts = sel.tile(u.tile);
           if (task.whole_tile || u.tile_units == 1) {
             const TileView v = run.fetcher.fetch(ts, scratch[slot]);
@@ -724,6 +808,7 @@ template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res) {
     sf.fold_units(0, sf.units.size(), states, mode, threads_used);
     merge_finalize_scalar<T, F>(sf.k, states.data(), states.size(), run.sel.dataset.dtype, res);
     res.stats.io_mode = mode;
+    res.stats.read_pread = sf.pread_used;
     res.stats.threads_used = threads_used;
   });
 }
@@ -754,6 +839,7 @@ template <class S, class T> void fold_scalar_multi(FoldRun& run, QueryResult& re
     res.more_values.push_back(std::move(r.values));
   }
   res.stats.io_mode = mode;
+  res.stats.read_pread = scan.pread_used;
   res.stats.threads_used = threads_used;
 }
 
@@ -771,6 +857,7 @@ void fold_scalar_states(FoldRun& run, uint64_t u0, uint64_t u1, std::vector<uint
     out.assign((u1 - u0) * sb, 0);
     for (uint64_t u = u0; u < u1; ++u) F::encode(states[u], out.data() + (u - u0) * sb);
     res.stats.io_mode = mode;
+    res.stats.read_pread = sf.pread_used;
     res.stats.threads_used = threads_used;
   });
 }

@@ -123,9 +123,19 @@ void File::read_range(uint64_t offset, uint64_t len, uint8_t* buf) const {
     fail("TET_IO_READ", "read of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) + " of '" + path_ +
                             "' is outside its " + std::to_string(len_) + " bytes");
   const int rc = pread_full(fd_, buf, size_t(len), offset);
+  if (rc != 0) check_unchanged();  // a file cut or rewritten under the reader: TET_IO_FILE_CHANGED, as a mapped read says
   if (rc != 0)
     fail("TET_IO_READ", "read of '" + path_ + "' at offset " + std::to_string(offset) + " failed: " +
                             (rc < 0 ? std::string("unexpected end of file") : errno_text(rc)));
+}
+
+bool File::first_scan(uint32_t dataset_id) const {
+  if (fd_ < 0) return false;
+  std::lock_guard<std::mutex> lock(scan_mu_);
+  if (scanned_.size() != catalog_.datasets.size()) scanned_.assign(catalog_.datasets.size(), 0);
+  if (dataset_id >= scanned_.size() || scanned_[dataset_id]) return false;
+  scanned_[dataset_id] = 1;
+  return true;
 }
 
 void File::advise(uint64_t offset, uint64_t len, ReadAdvice advice) const {

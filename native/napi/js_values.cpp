@@ -195,6 +195,7 @@ Napi::Value QueryResultToJs(Napi::Env env, const QueryResult& r, DType dataset_d
   Napi::Object stats = Napi::Object::New(env);
   stats.Set("strategy", Num(env, static_cast<uint32_t>(r.stats.strategy)));
   stats.Set("ioMode", Num(env, static_cast<uint32_t>(r.stats.io_mode)));
+  stats.Set("readByPread", Napi::Boolean::New(env, r.stats.read_pread));
   stats.Set("threadsUsed", Num(env, r.stats.threads_used));
   stats.Set("simd", Napi::String::New(env, r.stats.simd ? r.stats.simd : "scalar"));
   stats.Set("chunksRead", Num(env, r.stats.chunks_read));

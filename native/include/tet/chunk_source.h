@@ -56,6 +56,13 @@ class ChunkSource {
   // An access hint for the stored bytes [offset, offset + len) (len 0: to the end): Sequential
   // for the duration of a scan, WillNeed for the next window, Normal when the scan ends.
   virtual void advise(uint64_t offset, uint64_t len, ReadAdvice advice) const { (void)offset, (void)len, (void)advice; }
+  // True for the first scan of the dataset through this source, false after (and for sources
+  // with no byte ranges to read): a file's first scan finds its pages unmapped in this process,
+  // where reading them by pread may beat faulting them in (exec/fold_driver_impl.h).
+  virtual bool first_scan(uint32_t dataset_id) const {
+    (void)dataset_id;
+    return false;
+  }
 
  private:
   static uint64_t next_source_id() {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "tet/chunk_source.h"
 #include "tet/error.h"
@@ -32,6 +33,7 @@ class File : public ChunkSource {
   bool stored_extent(uint32_t dataset_id, StoredExtent& out) const override;
   void read_range(uint64_t offset, uint64_t len, uint8_t* buf) const override;
   void advise(uint64_t offset, uint64_t len, ReadAdvice advice) const override;
+  bool first_scan(uint32_t dataset_id) const override;
 
   // Throws TET_IO_FILE_CHANGED when the file's length or modification time differs from open,
   // or a page of the mapping vanished (truncation) during a read. Call before and after reads.
@@ -58,6 +60,8 @@ class File : public ChunkSource {
   mutable std::mutex tables_mu_;
   mutable std::unique_ptr<cells::TablesRegion> tables_;
   mutable bool tables_parsed_ = false;
+  mutable std::mutex scan_mu_;
+  mutable std::vector<uint8_t> scanned_;  // by dataset: scanned once already
 };
 
 // Parse and validate a whole file image into a Catalog (throws tet::Error).

@@ -166,6 +166,7 @@ struct ResultArray {
 struct ExecStats {
   Strategy strategy = Strategy::StreamingFold;
   IoMode io_mode = IoMode::ParallelChunks;
+  bool read_pread = false;  // parallel chunks read by pread (ReadPath), not through the mapping
   uint32_t threads_used = 1;
   const char* simd = "scalar";     // "avx512" | "avx2" | "neon" | "scalar"
   uint64_t chunks_read = 0;

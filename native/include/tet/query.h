@@ -20,8 +20,14 @@ struct Progress {
   std::atomic<uint64_t> total{0};
 };
 
+// How a scalar fold over a whole dataset of raw tiles stored back to back reads them when it
+// runs as parallel chunks: through the file's mapping, by pread into per-thread buffers, or
+// (Auto) by measurement on the dataset's first scan through the source (exec/fold_driver_impl.h).
+enum class ReadPath : uint8_t { Auto, Mapped, Pread };
+
 struct ExecContext {
   const std::atomic<bool>* cancel = nullptr;  // set => throw Error("TET_CANCELLED")
+  ReadPath read_path = ReadPath::Auto;
   Progress* progress = nullptr;                // null => no counting (one branch per tile)
   // Caller-owned output, for two kinds of plan (any other fails TET_PLAN_INVALID):
   // * read() (Op::None, in-memory strategy): the preview is scattered straight into these bytes
