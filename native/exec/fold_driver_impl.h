@@ -205,6 +205,11 @@ template <class S, class T> struct ScalarScan {
     }
   }
 
+  // The fewest units a scan must have for reading by pread to be considered: each thread's
+  // buffer is fresh memory on its first use, a cost a small scan does not earn back (rows
+  // 1000..1256 of the fresh bench's f32 file, 32 units: mapped 2-3 ms, pread 3.6-5.9 ms).
+  static constexpr uint64_t kPreadMinUnits = 64;
+
   // This thread's pread buffer, at least `bytes` long, its pages touched (so that timing a read
   // into it measures the read, not the first touch of fresh memory).
   static std::unique_ptr<AlignedBuffer>& read_area() {
@@ -225,9 +230,10 @@ template <class S, class T> struct ScalarScan {
   void fold_unit_read(Sink& sink, uint64_t ui, const ScalarUnit& u, bool pread, std::vector<uint8_t>& scratch,
                       std::vector<T>& buf) const {
     const TileSelection ts = run.sel.tile(u.tile);
-    if (!pread) {
-      const TileView v = run.fetcher.fetch(ts, scratch);
+    if (!pread) {  // (the measurement's mapped units: the tile counted by its first unit, as below)
+      const TileView v = run.fetcher.view(ts, scratch);
       unit(sink, ui, ts, v.data, u.e0, u.e1, buf);
+      if (u.e0 == 0) run.fetcher.count(ts);
       return;
     }
     const Catalog& cat = run.fetcher.source().catalog();
@@ -341,7 +347,7 @@ template <class S, class T> struct ScalarScan {
       if (!sequential && run.ctx.read_path != ReadPath::Mapped && unit_ranges()) {
         if (run.ctx.read_path == ReadPath::Pread) {
           by_pread = true;
-        } else if (tasks.size() >= 8 && src.first_scan(plan.dataset_id)) {
+        } else if (tasks.size() >= kPreadMinUnits && src.first_scan(plan.dataset_id)) {
           using clock = std::chrono::steady_clock;
           auto per_byte = [&](uint64_t k, bool pread) {
             const ScalarUnit& u = units[order[tasks[k].k0]];

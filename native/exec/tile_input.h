@@ -42,12 +42,17 @@ class TileFetcher {
       : src_(src), dataset_id_(dataset_id), elem_size_(elem_size), progress_(progress) {}
 
   TileView fetch(const TileSelection& ts, std::vector<uint8_t>& scratch) {
+    const TileView v = view(ts, scratch);
+    count(ts);
+    return v;
+  }
+  // The tile's bytes without counting it (a caller reading a tile in parts counts it once).
+  TileView view(const TileSelection& ts, std::vector<uint8_t>& scratch) const {
     TileView v = src_.tile(dataset_id_, ts.linear_chunk, scratch);
     const uint64_t want = ts.tile_elems * elem_size_;
     if (v.data == nullptr || v.bytes != want)
       fail("TET_INTERNAL", "tile " + std::to_string(ts.linear_chunk) + " has " + std::to_string(v.bytes) +
                                " decoded bytes; expected " + std::to_string(want));
-    count(ts);
     return v;
   }
   void count(const TileSelection& ts) {

@@ -885,9 +885,9 @@ void run_grouped(const QueryCtx& q, const Reducer<T, F>& red, TableQueryResult& 
     q.meter.release(p.bytes);
   }, /*keep_spares=*/true);
   const bool need_value = !q.plan.count_rows;  // count_rows: no value column at all
-  // The global groups come in dense index order at most: room for all of them at once, not a
-  // doubling (each a copy into fresh memory) through 10^4 groups.
-  if (dense.way != DenseKey::Way::None && dense.span < 65536) global.accs.reserve(dense.span + 1);
+  // A small dense span bounds the global groups: room for all of them at once, not a doubling
+  // (each a copy into fresh memory) through 10^4 groups.
+  if (dense.way != DenseKey::Way::None && dense.span < kDirectSpan) global.accs.reserve(dense.span + 1);
   res.threads_used = run_units(units, q.threads, [&](uint64_t u, uint32_t slot) {
     std::unique_ptr<GroupPartial<F>> p = merger.reuse();
     if (p) p->reset();

@@ -913,7 +913,8 @@ TEST_CASE("parallel chunks of a whole raw dataset read by pread or through the m
     p.ndim = 2, p.count[0] = 1000, p.count[1] = 700, p.op = op, p.reduce_mask = 3;
     auto f = File::open(path);
     ExecContext first;  // Auto: the first scan of the dataset through f measures
-    const QueryResult auto1 = execute(*f, p, first);
+    const QueryResult auto1 = execute(*f, p, first);  // 8 units: too few to consider pread
+    CHECK(!auto1.stats.read_pread);
     const QueryResult auto2 = execute(*f, p, first);  // later scans read through the mapping
     ExecContext mapped, copied;
     mapped.read_path = ReadPath::Mapped, copied.read_path = ReadPath::Pread;
@@ -966,6 +967,34 @@ TEST_CASE("parallel chunks of a whole raw dataset read by pread or through the m
       }
       w->commit();
     }
+  }
+  ::unlink(path.c_str());
+}
+
+TEST_CASE("a dataset's first scan of 64 units or more times both reads and folds every unit once") {
+  // [1024, 8192] f32 in tiles of 256 rows: 64 units (four are folded by the measurement).
+  Dense d = make_dense(DType::F32, {1024, 8192}, 93, false);
+  const std::string path = "/tmp/tet_exec_readpath64_" + std::to_string(::getpid()) + ".tet";
+  {
+    auto w = tet::Writer::create(path);
+    tet::DatasetSpec spec;
+    spec.name = "data", spec.dtype = DType::F32, spec.shape = d.shape, spec.chunk_shape = {256, 8192};
+    const uint32_t id = w->add_dataset(spec);
+    for (uint64_t c = 0; c < 4; ++c) w->write_chunk(id, {c, 0}, d.bytes.data() + c * 256 * 8192 * 4, 256 * 8192 * 4);
+    w->commit();
+  }
+  for (Op op : {Op::Sum, Op::Min, Op::ArgMax, Op::Var}) {
+    QueryPlan p;
+    p.step.fill(1);
+    p.ndim = 2, p.count[0] = 1024, p.count[1] = 8192, p.op = op, p.reduce_mask = 3;
+    auto f = File::open(path);
+    const QueryResult first = execute(*f, p, {}), second = execute(*f, p, {});
+    ExecContext mapped;
+    mapped.read_path = ReadPath::Mapped;
+    const QueryResult m = execute(*f, p, mapped);
+    CHECK(first.values.bytes == m.values.bytes && second.values.bytes == m.values.bytes);
+    if (second.stats.read_pread || first.stats.chunks_read != 4 || second.stats.chunks_read != 4) std::printf("    op %d: pread %d %d chunks %llu %llu mapped %llu\n", int(op), int(first.stats.read_pread), int(second.stats.read_pread), (unsigned long long)first.stats.chunks_read, (unsigned long long)second.stats.chunks_read, (unsigned long long)m.stats.chunks_read);
+    CHECK(!second.stats.read_pread && first.stats.chunks_read == 4 && second.stats.chunks_read == 4);
   }
   ::unlink(path.c_str());
 }
