@@ -42,4 +42,4 @@ const touch = async () => {
   await f.query(touchDoc, { preview: 0 });
 };
 engineSeconds.length = 0;
-await timeTrial(query, minSeconds, maxReps, { engineSeconds, rss }, withRss ? null : touch);
+await timeTrial(query, minSeconds, maxReps, { engineSeconds, rss }, touch);
