@@ -832,6 +832,23 @@ TEST_CASE("linear scan reads through ChunkSource::read_range; other layouts fall
   CHECK(fwd.range_bytes.load() % d.bytes.size() == 0 && fwd.sequential_hints.load() == 7);
 }
 
+// A 2-D dataset "data" of d written to `path` in row tiles of tile_rows (the last one clipped),
+// the tiles in grid order or (reverse) last first.
+void write_row_tiles(const std::string& path, const Dense& d, uint64_t tile_rows, bool reverse = false,
+                     tet::CodecChoice codec = tet::CodecChoice::Raw) {
+  auto w = tet::Writer::create(path);
+  tet::DatasetSpec spec;
+  const uint64_t rows = d.shape[0], cols = d.shape[1], es = d.bytes.size() / (rows * cols);
+  spec.name = "data", spec.dtype = d.dt, spec.shape = d.shape, spec.chunk_shape = {tile_rows, cols}, spec.codec = codec;
+  const uint32_t id = w->add_dataset(spec);
+  const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
+  for (uint64_t k = 0; k < tiles; ++k) {
+    const uint64_t c = reverse ? tiles - 1 - k : k, r0 = c * tile_rows, nr = std::min(tile_rows, rows - r0);
+    w->write_chunk(id, {c, 0}, d.bytes.data() + r0 * cols * es, nr * cols * es);
+  }
+  w->commit();
+}
+
 TEST_CASE("linear scan on files: grid-order raw payloads scan the fd; reverse order and zstd fall back") {
   // [1000, 700] f64, row tiles of 300 (clipped last tile), two units per tile.
   Dense d = make_dense(DType::F64, {1000, 700}, 81, true);
@@ -848,17 +865,7 @@ TEST_CASE("linear scan on files: grid-order raw payloads scan the fd; reverse or
   std::vector<uint8_t> want_sum;
   for (const Layout& l : layouts) {
     const std::string path = base + "_" + l.name + ".tet";
-    {
-      auto w = tet::Writer::create(path);
-      tet::DatasetSpec spec;
-      spec.name = "data", spec.dtype = DType::F64, spec.shape = d.shape, spec.chunk_shape = {300, 700}, spec.codec = l.codec;
-      const uint32_t id = w->add_dataset(spec);
-      for (uint64_t k = 0; k < 4; ++k) {
-        const uint64_t c = l.reverse ? 3 - k : k, r0 = c * 300, nr = std::min<uint64_t>(300, 1000 - r0);
-        w->write_chunk(id, {c, 0}, d.bytes.data() + r0 * 700 * 8, nr * 700 * 8);
-      }
-      w->commit();
-    }
+    write_row_tiles(path, d, 300, l.reverse, l.codec);
     auto f = File::open(path);
     StoredExtent ext;
     CHECK(f->stored_extent(0, ext) == (l.want == IoMode::LinearScan));
@@ -888,17 +895,7 @@ TEST_CASE("parallel chunks of a whole raw dataset read by pread or through the m
   // order, so each unit is one byte range of the file.
   Dense d = make_dense(DType::F64, {1000, 700}, 91, false);
   const std::string path = "/tmp/tet_exec_readpath_" + std::to_string(::getpid()) + ".tet";
-  {
-    auto w = tet::Writer::create(path);
-    tet::DatasetSpec spec;
-    spec.name = "data", spec.dtype = DType::F64, spec.shape = d.shape, spec.chunk_shape = {300, 700};
-    const uint32_t id = w->add_dataset(spec);
-    for (uint64_t c = 0; c < 4; ++c) {
-      const uint64_t r0 = c * 300, nr = std::min<uint64_t>(300, 1000 - r0);
-      w->write_chunk(id, {c, 0}, d.bytes.data() + r0 * 700 * 8, nr * 700 * 8);
-    }
-    w->commit();
-  }
+  write_row_tiles(path, d, 300);
   // the mean, independently (a long double sum), compared loosely
   long double total = 0;
   for (size_t i = 0; i < d.bytes.size() / 8; ++i) {
@@ -956,16 +953,7 @@ TEST_CASE("parallel chunks of a whole raw dataset read by pread or through the m
       CHECK(threw);
       g.reset();
       f.reset();
-      // rewrite it for the next op
-      auto w = tet::Writer::create(path);
-      tet::DatasetSpec spec;
-      spec.name = "data", spec.dtype = DType::F64, spec.shape = d.shape, spec.chunk_shape = {300, 700};
-      const uint32_t id = w->add_dataset(spec);
-      for (uint64_t k = 0; k < 4; ++k) {
-        const uint64_t r0 = k * 300, nr = std::min<uint64_t>(300, 1000 - r0);
-        w->write_chunk(id, {k, 0}, d.bytes.data() + r0 * 700 * 8, nr * 700 * 8);
-      }
-      w->commit();
+      write_row_tiles(path, d, 300);  // again, for the next op
     }
   }
   ::unlink(path.c_str());
@@ -975,14 +963,7 @@ TEST_CASE("a dataset's first scan of 64 units or more times both reads and folds
   // [1024, 8192] f32 in tiles of 256 rows: 64 units (four are folded by the measurement).
   Dense d = make_dense(DType::F32, {1024, 8192}, 93, false);
   const std::string path = "/tmp/tet_exec_readpath64_" + std::to_string(::getpid()) + ".tet";
-  {
-    auto w = tet::Writer::create(path);
-    tet::DatasetSpec spec;
-    spec.name = "data", spec.dtype = DType::F32, spec.shape = d.shape, spec.chunk_shape = {256, 8192};
-    const uint32_t id = w->add_dataset(spec);
-    for (uint64_t c = 0; c < 4; ++c) w->write_chunk(id, {c, 0}, d.bytes.data() + c * 256 * 8192 * 4, 256 * 8192 * 4);
-    w->commit();
-  }
+  write_row_tiles(path, d, 256);
   for (Op op : {Op::Sum, Op::Min, Op::ArgMax, Op::Var}) {
     QueryPlan p;
     p.step.fill(1);
