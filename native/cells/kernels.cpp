@@ -8,6 +8,11 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TET_RADIX_SIMD 1
+#include <immintrin.h>
+#define TET_RADIX_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512ifma,bmi2")))
+#endif
 
 #include "cells/bitpack.h"
 #include "cells/column.h"
@@ -385,6 +390,173 @@ IntMinMax min_max_int(const Cell& b, TierScratch& s) {
   return r;
 }
 
+// ---- comparison without decoding: eight lanes a step (AVX-512) ----------------------------
+//
+// A comparison needs each row's digit only against the constant. Eight lanes are picked out
+// of one masked 64-byte load (a group of eight lanes starts on a byte: 8·w bits) by a byte
+// permutation and a shift each; each digit is peeled off all eight at once in double
+// precision: for x < 2^52, t = trunc(x · (1/R)) is within one of ⌊x / R⌋ (the two roundings
+// err by less than (x / R) · 2^-52 < 1 / R ≤ 1/2), and one correction step of the remainder
+// makes it exact. The eight lanes' k digit masks interleave into 8k row bits by bit deposit.
+// Lanes of more than 52 bits, more than 8 digits a lane, or a CPU without AVX-512 VBMI: the
+// caller decodes instead.
+
+namespace {
+
+// f(std::integral_constant<unsigned, k>) for k digits a lane in 2..8, else f(integral_constant<0>).
+template <class F>
+void with_radix_k(unsigned k, F&& f) {
+  switch (k) {
+    case 2: return f(std::integral_constant<unsigned, 2>());
+    case 3: return f(std::integral_constant<unsigned, 3>());
+    case 4: return f(std::integral_constant<unsigned, 4>());
+    case 5: return f(std::integral_constant<unsigned, 5>());
+    case 6: return f(std::integral_constant<unsigned, 6>());
+    case 7: return f(std::integral_constant<unsigned, 7>());
+    case 8: return f(std::integral_constant<unsigned, 8>());
+    default: return f(std::integral_constant<unsigned, 0>());
+  }
+}
+
+
+template <CmpOp Op>
+inline bool holds_u(uint64_t d, uint64_t c) {
+  switch (Op) {
+    case CmpOp::Eq: return d == c;
+    case CmpOp::Ne: return d != c;
+    case CmpOp::Lt: return d < c;
+    case CmpOp::Le: return d <= c;
+    case CmpOp::Gt: return d > c;
+    case CmpOp::Ge: return d >= c;
+  }
+  return false;
+}
+
+// Lanes [lane0, lanes) one at a time: rows below len only.
+template <CmpOp Op>
+void compare_lanes_scalar(const RadixFrame& f, const uint8_t* area, uint64_t lane0, uint64_t lanes, uint32_t len,
+                          uint64_t rc, uint64_t* words) {
+  uint64_t d[str::kMaxLaneBits];
+  for (uint64_t j = lane0; j < lanes; ++j) {
+    uint64_t x = str::unpack_lane(area, j, f.width);
+    for (unsigned t = 0; t + 1 < f.k; ++t) d[t] = radix_peel(f, x);
+    d[f.k - 1] = x;
+    for (unsigned t = 0; t < f.k; ++t) {
+      const uint64_t row = j * f.k + t;
+      if (row < len) words[row >> 6] |= uint64_t(holds_u<Op>(d[t], rc)) << (row & 63);
+    }
+  }
+}
+
+#ifdef TET_RADIX_SIMD
+bool radix_simd_cpu() {
+  static const bool ok = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
+           __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("bmi2");
+  }();
+  return ok;
+}
+
+template <CmpOp Op>
+constexpr int kPredicate = Op == CmpOp::Eq   ? _MM_CMPINT_EQ
+                           : Op == CmpOp::Ne ? _MM_CMPINT_NE
+                           : Op == CmpOp::Lt ? _MM_CMPINT_LT
+                           : Op == CmpOp::Le ? _MM_CMPINT_LE
+                           : Op == CmpOp::Gt ? _MM_CMPINT_NLE
+                                             : _MM_CMPINT_NLT;
+
+// The lowest digit of eight lanes x < 2^w (w ≤ 51); x becomes ⌊x / R⌋ = ⌊x · m / 2^s⌋, the
+// 52-bit high product (IFMA) shifted right by s - 52 (exact: see radix_compare).
+TET_RADIX_TARGET inline __m512i peel8(__m512i& x, __m512i m, __m512i shift, __m512i r) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i q = _mm512_maskz_srlv_epi64(__mmask8(0xff), _mm512_madd52hi_epu64(zero, x, m), shift);
+  const __m512i d = _mm512_sub_epi64(x, _mm512_madd52lo_epu64(zero, q, r));
+  x = q;
+  return d;
+}
+
+// Groups [0, groups) of eight lanes, every row below the block's length; area holds `avail` bytes.
+template <unsigned K, CmpOp Op>
+TET_RADIX_TARGET void compare_groups(const uint8_t* area, uint64_t avail, unsigned w, uint64_t groups, uint64_t radix,
+                                     uint64_t magic, unsigned s, uint64_t rc, uint64_t* words) {
+  alignas(64) uint8_t idx[64];
+  alignas(64) uint64_t shift[8];
+  for (unsigned i = 0; i < 8; ++i) {
+    for (unsigned b = 0; b < 8; ++b) idx[i * 8 + b] = uint8_t(((i * w) >> 3) + b);
+    shift[i] = (i * w) & 7;
+  }
+  const __m512i vidx = _mm512_load_si512(idx), vshift = _mm512_load_si512(shift);
+  const __m512i vmask = _mm512_set1_epi64(int64_t(str::lane_mask(w))), vr = _mm512_set1_epi64(int64_t(radix)),
+                vc = _mm512_set1_epi64(int64_t(rc));
+  const __m512i vm = _mm512_set1_epi64(int64_t(magic)), vs = _mm512_set1_epi64(int64_t(s - 52));
+  uint64_t spread = 0;  // bits 0, K, ..., 7K
+  for (unsigned i = 0; i < 8; ++i) spread |= uint64_t(1) << (i * K);
+  for (uint64_t g = 0; g < groups; ++g) {
+    const uint64_t at = g * w, left = avail - at;
+    const __mmask64 load = left >= 64 ? ~__mmask64(0) : (__mmask64(1) << left) - 1;
+    const __m512i raw = _mm512_maskz_loadu_epi8(load, area + at);
+    // (the zero-masked forms: GCC 12's plain ones warn of an uninitialised operand)
+    const __m512i picked = _mm512_maskz_permutexvar_epi8(~__mmask64(0), vidx, raw);
+    __m512i x = _mm512_and_si512(_mm512_maskz_srlv_epi64(__mmask8(0xff), picked, vshift), vmask);
+    uint64_t bits = 0;
+#pragma GCC unroll 8
+    for (unsigned t = 0; t + 1 < K; ++t) {
+      const __m512i d = peel8(x, vm, vs, vr);
+      bits |= _pdep_u64(_mm512_cmp_epu64_mask(d, vc, kPredicate<Op>), spread << t);
+    }
+    bits |= _pdep_u64(_mm512_cmp_epu64_mask(x, vc, kPredicate<Op>), spread << (K - 1));
+    const uint64_t row = g * 8 * K, word = row >> 6, off = row & 63;
+    words[word] |= bits << off;
+    if (off != 0 && off + 8 * K > 64) words[word + 1] |= bits >> (64 - off);
+  }
+}
+#endif
+
+}  // namespace
+
+bool radix_compare_simd(const Cell& b) {
+#ifdef TET_RADIX_SIMD
+  const RadixFrame f = radix_frame(b);
+  return radix_simd_cpu() && f.width <= 51 && f.k <= 8;
+#else
+  (void)b;
+  return false;
+#endif
+}
+
+void radix_compare(const Cell& b, CmpOp op, uint64_t rc, uint64_t* words, bool simd) {
+  const RadixFrame f = radix_frame(b);
+  const uint64_t lanes = (b.len + f.k - 1) / f.k;
+  uint64_t groups = 0;  // of eight lanes, by AVX-512
+#ifdef TET_RADIX_SIMD
+  // ⌊x / R⌋ = ⌊x · m / 2^s⌋ for every x < 2^w with L = ⌈log2 R⌉, s = max(52, w + L) and
+  // m = ⌈2^s / R⌉ (Granlund and Montgomery: m·R - 2^s < R ≤ 2^(s - w), so the product errs by
+  // less than 1/R); m < 2^52 as w ≤ 51, so the 52-bit multiplies of IFMA hold it.
+  unsigned s = 0;
+  uint64_t magic = 0;
+  if (simd && radix_compare_simd(b)) {
+    groups = b.len / f.k / 8;
+    s = std::max(52u, f.width + bit_width(f.radix - 1));
+    magic = uint64_t((((unsigned __int128)1 << s) + f.radix - 1) / f.radix);
+  }
+#else
+  (void)simd;
+#endif
+  with_op(op, [&](auto o) {
+    constexpr CmpOp Op = decltype(o)::value;
+#ifdef TET_RADIX_SIMD
+    if (groups)
+      with_radix_k(f.k, [&](auto kc) {
+        constexpr unsigned K = decltype(kc)::value;
+        if constexpr (K >= 2)
+          compare_groups<K, Op>(b.payload, str::packed_bytes(lanes, f.width), f.width, groups, f.radix, magic, s, rc, words);
+      });
+#endif
+    compare_lanes_scalar<Op>(f, b.payload, groups * 8, lanes, uint32_t(b.len), rc, words);
+  });
+}
+
 Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScratch& s, IntTier* decoded) {
   require(b, Physical::Int, "compare_int");
   if (decoded) decoded->count = 0;
@@ -409,6 +581,11 @@ Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScr
         });
       });
     });
+  } else if (b.enc_v() == Enc::ForRadix && radix_compare_simd(b)) {
+    // The frame [base, base + R) bounds every value; inside it, residual digits are compared.
+    const __int128 base = as_i64(b.meta[0]), cc = c;
+    if (auto r = resolve_by_bounds<__int128>(op, cc, base, base + __int128(radix_frame(b).radix) - 1)) return resolve_as(b, *r, out);
+    radix_compare(b, op, static_cast<uint64_t>(cc - base), out.words);
   } else if (b.enc_v() == Enc::Delta) {
     with_op(op, [&](auto o) {
       delta_scan(b, n, [&](uint32_t row, uint64_t x) {
@@ -440,25 +617,6 @@ Resolved compare_int(const Cell& b, CmpOp op, int64_t c, BlockMask& out, TierScr
   keep_present(b, out);
   return Resolved::Decoded;
 }
-
-namespace {
-
-// f(std::integral_constant<unsigned, k>) for k digits a lane in 2..8, else f(integral_constant<0>).
-template <class F>
-void with_radix_k(unsigned k, F&& f) {
-  switch (k) {
-    case 2: return f(std::integral_constant<unsigned, 2>());
-    case 3: return f(std::integral_constant<unsigned, 3>());
-    case 4: return f(std::integral_constant<unsigned, 4>());
-    case 5: return f(std::integral_constant<unsigned, 5>());
-    case 6: return f(std::integral_constant<unsigned, 6>());
-    case 7: return f(std::integral_constant<unsigned, 7>());
-    case 8: return f(std::integral_constant<unsigned, 8>());
-    default: return f(std::integral_constant<unsigned, 0>());
-  }
-}
-
-}  // namespace
 
 void filter_int(const Cell& b, const BlockMask& mask, std::vector<int64_t>& out, TierScratch& s,
                 std::vector<uint8_t>* valid_out) {

@@ -68,6 +68,13 @@ FloatMinMax min_max_float(const Cell& block, TierScratch& scratch);
 // (count = len; valid until `scratch` is reused), else count 0.
 Resolved compare_int(const Cell& block, CmpOp op, int64_t constant, BlockMask& out, TierScratch& scratch,
                      IntTier* decoded = nullptr);
+// ForRadix blocks compared without a tier: eight lanes a step with AVX-512 (F, DQ, BW, VL, VBMI)
+// where the CPU has it and lanes are ≤ 52 bits with ≤ 8 digits (radix_compare_simd); then
+// compare_int takes this path. radix_compare ORs into `words` the rows whose residual
+// (value - base) holds `op` against `residual` (in [0, R)), null rows included (their digit 0);
+// simd = false compares one lane at a time (tests).
+bool radix_compare_simd(const Cell& block);
+void radix_compare(const Cell& block, CmpOp op, uint64_t residual, uint64_t* words, bool simd = true);
 Resolved compare_float(const Cell& block, CmpOp op, double constant, BlockMask& out, TierScratch& scratch);
 Resolved compare_bool(const Cell& block, CmpOp op, bool constant, BlockMask& out, TierScratch& scratch);  // false < true
 // Appends the value of every row `mask` selects (a null row as the kind's zero, and then 0 to

@@ -777,6 +777,79 @@ TEST_CASE("for_radix: kernels equal decode-then-compute (sum, min_max, count, co
   CHECK(ok);
 }
 
+// Comparisons without a tier (radix_compare: eight lanes a step by AVX-512 IFMA where the CPU
+// has it, else lane by lane) on blocks crafted for each digits-a-lane count 2..8 and lane widths
+// up to the 51-bit limit (52: the caller decodes instead), at every residual edge, against the
+// digits the test packed itself.
+TEST_CASE("for_radix: comparisons without a tier equal the packed digits (k 2..8, lanes up to 51 bits)") {
+  // (radix, digits a lane): lane width bit_width(R^k - 1)
+  const std::pair<uint64_t, unsigned> frames[] = {{5000, 3}, {5000, 4}, {6000, 4}, {1300, 5}, {1500, 5}, {2, 8},   {10, 8},  {1000, 5},
+                                                  {3000, 2}, {200, 7},  {90, 8},   {46341, 3}, {60, 8},  {100, 7}, {30, 6}};
+  const IntModel src = radix_data(2048 + 901, 98000, 5000, 0, 77);
+  const CellRef root = build_int(src);
+  TierScratch scratch;
+  bool ok = true, simd_seen = false, simd_any = false;
+  for (const auto& [radix, k] : frames) {
+    for (uint64_t bi = 0; bi < block_count(*root); ++bi) {
+      const Cell& from = block_at(*root, bi);
+      const uint32_t len = uint32_t(from.len);
+      const uint64_t lanes = (len + k - 1) / k;
+      uint64_t span = 1;
+      for (unsigned t = 0; t < k; ++t) span *= radix;
+      const unsigned w = 64 - unsigned(__builtin_clzll(span - 1));
+      // digits: both frame ends, then a hash; rows past len in the last lane stay 0
+      std::vector<uint64_t> digit(lanes * k, 0);
+      for (uint32_t i = 0; i < len; ++i) digit[i] = i == 3 ? 0 : i == 4 ? radix - 1 : splitmix(radix * 131 + k * 7 + i) % radix;
+      const int64_t base = -1000003;
+      Crafted c = craft(from, [&](Cell& h, std::vector<uint8_t>& bytes) {
+        bytes.assign(str::packed_bytes(lanes, w), 0);
+        for (uint64_t j = 0; j < lanes; ++j) {
+          uint64_t x = 0;
+          for (unsigned t = k; t-- > 0;) x = x * radix + digit[j * k + t];
+          str::pack_lane(bytes.data(), j, w, x);
+        }
+        h.payload_bytes = bytes.size();
+        h.attrs = uint8_t(h.attrs & ~attr::kHasNulls);
+        h.meta[0] = uint64_t(base);
+        h.meta[1] = radix | uint64_t(k) << 32;
+        if (h.has(attr::kHasZonemap)) h.meta[2] = uint64_t(base), h.meta[3] = uint64_t(base + int64_t(radix) - 1);
+      });
+      const Cell& b = *c.cell;
+      validate_leaf(b, {});
+      const bool simd = radix_compare_simd(b);
+      if (w > 51 && simd) ok = false, std::printf("  R %llu k %u: %u-bit lanes taken by the SIMD path\n", (unsigned long long)radix, k, w);
+      simd_seen = simd_seen || (simd && w >= 50);
+      simd_any = simd_any || simd;
+      for (uint64_t rc : {uint64_t(0), uint64_t(1), radix / 2, radix - 2, radix - 1}) {
+        if (rc >= radix) continue;
+        for (CmpOp op : {CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge}) {
+          for (bool use_simd : {true, false}) {
+            BlockMask got;
+            radix_compare(b, op, rc, got.words, use_simd);
+            for (uint32_t i = 0; i < len; ++i) {
+              const bool want = cmp_holds(op, int64_t(digit[i]), int64_t(rc));
+              if (got.test(i) != want) {
+                if (ok) std::printf("  R %llu k %u w %u simd %d op %d rc %llu row %u: %d\n", (unsigned long long)radix, k, w, int(use_simd),
+                                    int(op), (unsigned long long)rc, i, int(got.test(i)));
+                ok = false;
+              }
+            }
+            for (uint32_t i = len; i < kBlockLanes; ++i) ok = ok && !got.test(i);
+          }
+          // and through compare_int, whichever path it takes, in value terms
+          BlockMask via;
+          compare_int(b, op, base + int64_t(rc), via, scratch);
+          for (uint32_t i = 0; i < len; ++i) ok = ok && via.test(i) == cmp_holds(op, int64_t(digit[i]), int64_t(rc));
+        }
+      }
+    }
+  }
+  CHECK(ok);
+  // On a CPU with AVX-512 IFMA and VBMI the eight-lane path ran, up to 50- and 51-bit lanes.
+  if (simd_any) CHECK(simd_seen);
+  else std::printf("  (this CPU compares one lane at a time: no AVX-512 IFMA / VBMI)\n");
+}
+
 TEST_CASE("for_radix: crafted blocks are TET_CELLS_INVALID") {
   const IntModel m = radix_data(2048, 1000, 5000, 7, 42);
   Staged s{Kind::Int, 2048, nullptr, nullptr, 0};
