@@ -223,9 +223,22 @@ template <class S, class T> struct ScalarScan {
     std::memset(area->data(), 0, bytes);
   }
 
-  // Unit ui (one byte range of a raw tile: its tile selection is contiguous) to the sink, read
-  // through the mapping or by pread into this thread's buffer (kept for the thread's later
-  // scans: fresh memory is dear).
+  // The shortest run of a tile selection that is read by a pread of its own: below a page,
+  // the call costs more than the bytes it saves.
+  static constexpr uint64_t kPreadMinRun = 4096;
+
+  // Whether a unit of tile selection ts is one byte range of its tile (contiguous), or a few
+  // (its last axis selected as one run of at least kPreadMinRun bytes: a row run, rows with a
+  // step, a column range): what reading by pread needs.
+  bool byte_runs(const TileSelection& ts) const {
+    if (ts.contiguous) return true;
+    const uint32_t last = run.sel.ndim - 1;
+    return ts.step[last] == 1 && ts.nruns[last] <= 1 && ts.n[last] * sizeof(S) >= kPreadMinRun;
+  }
+
+  // Unit ui (byte runs of a raw tile: byte_runs) to the sink, read through the mapping or by
+  // pread, a call per run, into this thread's buffer (kept for the thread's later scans: fresh
+  // memory is dear). Either way the unit's elements reach the sink in the same order.
   template <class Sink>
   void fold_unit_read(Sink& sink, uint64_t ui, const ScalarUnit& u, bool pread, std::vector<uint8_t>& scratch,
                       std::vector<T>& buf) const {
@@ -236,14 +249,25 @@ template <class S, class T> struct ScalarScan {
       if (u.e0 == 0) run.fetcher.count(ts);
       return;
     }
-    const Catalog& cat = run.fetcher.source().catalog();
+    const ChunkSource& src = run.fetcher.source();
+    const Catalog& cat = src.catalog();
     const DatasetInfo& d = cat.datasets[run.plan.dataset_id];
-    const uint64_t bytes = (u.e1 - u.e0) * sizeof(S);
+    const uint64_t payload = cat.entries[d.chunk_to_entry[ts.linear_chunk]].payload_offset;
+    const uint64_t len = u.e1 - u.e0, bytes = len * sizeof(S);
     reserve_read_area(bytes);
-    const std::unique_ptr<AlignedBuffer>& area = read_area();
-    const uint64_t at = (ts.first_offset + u.e0) * sizeof(S);  // the unit's bytes within its tile
-    run.fetcher.source().read_range(cat.entries[d.chunk_to_entry[ts.linear_chunk]].payload_offset + at, bytes, area->data());
-    unit(sink, ui, ts, area->data() - at, u.e0, u.e1, buf);
+    uint8_t* area = read_area()->data();
+    if (ts.contiguous) {
+      const uint64_t at = (ts.first_offset + u.e0) * sizeof(S);  // the unit's bytes within its tile
+      src.read_range(payload + at, bytes, area);
+      unit(sink, ui, ts, area - at, u.e0, u.e1, buf);
+    } else {
+      uint8_t* to = area;
+      Selection::for_each_run(ts, run.sel.ndim, u.e0, u.e1, [&](uint64_t off, uint64_t m, const Axes&) {
+        src.read_range(payload + off * sizeof(S), m * sizeof(S), to);
+        to += m * sizeof(S);
+      });
+      sink(ui, ts, u.e0, dense_elems<S, T>(area, len, buf), len);
+    }
     if (u.e0 == 0) run.fetcher.count(ts);
   }
 
@@ -325,8 +349,8 @@ template <class S, class T> struct ScalarScan {
       std::vector<std::vector<uint8_t>> scratch(parts);
       TileCache cache(run.fetcher);
       // Parallel chunks over raw tiles where each unit's elements are one byte range (the whole
-      // dataset, a run of rows, ...): read through the mapping, or by pread into a per-thread
-      // buffer (only the bytes selected). A
+      // dataset, a run of rows, ...) or a few (rows with a step, a wide column range): read
+      // through the mapping, or by pread into a per-thread buffer (only the bytes selected). A
       // process that has not touched the mapping yet pays a page fault per few pages (on shared
       // VMs more than copying them out of the page cache); one that has reads it for free. On
       // the dataset's first scan through this source its first four units decide, read each way
@@ -338,10 +362,10 @@ template <class S, class T> struct ScalarScan {
       StoredExtent pext;
       bool by_pread = false;
       uint64_t t0 = 0;  // tasks before t0 were folded by the measurement
-      auto unit_ranges = [&] {  // every tile raw, every unit one byte range of its tile
+      auto unit_ranges = [&] {  // every tile raw, every unit byte runs of its tile
         if (!src.stored_extent(plan.dataset_id, pext)) return false;
         for (const Task& t : tasks)
-          if (!sel.tile(units[order[t.k0]].tile).contiguous) return false;
+          if (!byte_runs(sel.tile(units[order[t.k0]].tile))) return false;
         return true;
       };
       if (!sequential && run.ctx.read_path != ReadPath::Mapped && unit_ranges()) {
