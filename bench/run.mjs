@@ -395,6 +395,23 @@ md.push('', '## Targets', '');
 const metCount = targets.filter((t) => t.met === true).length;
 md.push(`${metCount} of ${targets.length} met${targets.some((t) => t.met === null) ? ` (${targets.filter((t) => t.met === null).length} not measurable in this run)` : ''}.`, '');
 for (const t of targets) md.push(`- ${verdict(t.met)} — ${t.what}: ${t.target}`);
+// The table queries' goals (issue 12) from the latest `npm run bench:table-queries`, a run of
+// its own (DuckDB ingest takes a while): quoted with its date, not re-measured here.
+{
+  const tq = path.join(HERE, 'results', 'table-queries-latest.json');
+  let j = null;
+  try {
+    j = JSON.parse(fs.readFileSync(tq, 'utf8'));
+  } catch {
+    j = null;
+  }
+  if (j && Array.isArray(j.goals)) {
+    md.push('', '## Table queries vs DuckDB (issue 12)', '',
+      `From the latest \`npm run bench:table-queries\` (${j.at.slice(0, 16)}Z, ${Number(j.rows).toLocaleString('en-US')} rows, ${j.threads} threads each,`
+      + ` median of ${j.reps}; bench/results/table-queries-latest.md): ${j.goals.filter((g) => g.met).length} of ${j.goals.length} goals met.`, '');
+    for (const g of j.goals) md.push(`- ${verdict(g.met)} — ${g.what}: ${g.got}`);
+  }
+}
 if (wrong.length) {
   md.push('', '## Wrong results', '');
   for (const w of wrong) md.push(`- ${w.id} (${w.who}): ${w.note}`);

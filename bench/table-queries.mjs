@@ -216,9 +216,39 @@ function writeReport(R) {
     const plan = p ? `${p.blocks_decoded} / ${p.blocks_zonemap_resolved} / ${p.blocks_index_pruned} of ${p.blocks}` : '—';
     lines.push(`| ${r.id} | ${r.what} | ${R.answers[r.id].answer} | ${ms(r.tet)} | ${ms(r.duck)} | ${(r.duck / r.tet).toFixed(2)}× | ${plan} | ${SPEC_DUCKDB_MS[r.id]} |`);
   }
-  lines.push('');
+  // Issue 12's goals, judged on this run.
+  const by = Object.fromEntries(R.results.map((r) => [r.id, r]));
+  const planOf = (id) => R.answers[id].plan;
+  const goals = [
+    ...['Q1a', 'Q1b', 'Q2a', 'Q2b', 'Q3a', 'Q3b'].map((id) => {
+      const ratio = by[id].duck / by[id].tet;
+      return { what: `${id} ≥ 1.7 × faster than DuckDB`, got: `${ratio.toFixed(2)}×`, met: ratio >= 1.7 };
+    }),
+    { what: 'Q4a p50 ≤ 1 ms', got: `${ms(by.Q4a.tet)} ms`, met: by.Q4a.tet <= 1 },
+    { what: 'Q4a decodes ≤ 2 blocks (the per-value index prunes the rest)',
+      got: planOf('Q4a') ? `${planOf('Q4a').blocks_decoded} decoded, ${planOf('Q4a').blocks_index_pruned} pruned` : '—',
+      met: !!planOf('Q4a') && planOf('Q4a').blocks_decoded <= 2 },
+    { what: 'Q1b reads no payload of blocks outside the day (only the two edge blocks decoded)',
+      got: planOf('Q1b') ? `${planOf('Q1b').blocks_decoded} decoded, ${planOf('Q1b').blocks_zonemap_resolved} settled by zone maps` : '—',
+      met: !!planOf('Q1b') && planOf('Q1b').blocks_decoded <= 2 },
+    { what: 'Q4b ≤ 100 ms', got: `${ms(by.Q4b.tet)} ms`, met: by.Q4b.tet <= 100 },
+  ];
+  lines.push('', '## Goals (issue 12)', '',
+    'The event_id block index that Q4a uses: ≤ 5 B/row, measured by `npm run bench:tables` (bench/results/tables-latest.md).', '',
+    '| goal | this run | met |', '|---|---|---|');
+  for (const g of goals) lines.push(`| ${g.what} | ${g.got} | ${g.met ? '**met**' : 'not met'} |`);
+  lines.push('', `${goals.filter((g) => g.met).length} of ${goals.length} met.`, '');
   fs.mkdirSync(path.dirname(O.out), { recursive: true });
   fs.writeFileSync(O.out, lines.join('\n'));
+  // the same, for bench/run.mjs's report (bench/results/latest.md)
+  const json = O.out.replace(/\.md$/, '.json');
+  if (json !== O.out) {
+    fs.writeFileSync(json, JSON.stringify({
+      at: new Date().toISOString(), rows: n, threads: THREADS, reps: O.reps, node: process.version, duckdb: R.duckVersion,
+      queries: R.results.map((r) => ({ id: r.id, what: r.what, tet_ms: r.tet, duckdb_ms: r.duck, plan: R.answers[r.id].plan ?? null })),
+      goals,
+    }, null, 2) + '\n');
+  }
   log(`wrote ${O.out}`);
   process.stdout.write(lines.join('\n') + '\n');
 }
