@@ -394,12 +394,11 @@ IntMinMax min_max_int(const Cell& b, TierScratch& s) {
 //
 // A comparison needs each row's digit only against the constant. Eight lanes are picked out
 // of one masked 64-byte load (a group of eight lanes starts on a byte: 8·w bits) by a byte
-// permutation and a shift each; each digit is peeled off all eight at once in double
-// precision: for x < 2^52, t = trunc(x · (1/R)) is within one of ⌊x / R⌋ (the two roundings
-// err by less than (x / R) · 2^-52 < 1 / R ≤ 1/2), and one correction step of the remainder
-// makes it exact. The eight lanes' k digit masks interleave into 8k row bits by bit deposit.
-// Lanes of more than 52 bits, more than 8 digits a lane, or a CPU without AVX-512 VBMI: the
-// caller decodes instead.
+// permutation and a shift each; each digit is peeled off all eight at once by an exact
+// multiply-high division (IFMA's 52-bit products: see radix_compare) and compared; the eight
+// lanes' k digit masks interleave into 8k row bits by bit deposit. Lanes of more than 51 bits,
+// more than 8 digits a lane, or a CPU without AVX-512 IFMA and VBMI: compare_int decodes a
+// tier instead.
 
 namespace {
 
@@ -417,7 +416,6 @@ void with_radix_k(unsigned k, F&& f) {
     default: return f(std::integral_constant<unsigned, 0>());
   }
 }
-
 
 template <CmpOp Op>
 inline bool holds_u(uint64_t d, uint64_t c) {
