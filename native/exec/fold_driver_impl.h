@@ -171,14 +171,18 @@ template <class S, class T> struct ScalarScan {
     sink(ui, ts, e0, x, len);
   }
 
+  // The file offset of a raw tile's payload (the tile's linear chunk index).
+  uint64_t payload_offset(uint64_t linear_chunk) const {
+    const Catalog& cat = run.fetcher.source().catalog();
+    return cat.entries[cat.datasets[run.plan.dataset_id].chunk_to_entry[linear_chunk]].payload_offset;
+  }
+
   // Linear scan: windows of the stored extent, the units of each window folded in parallel.
   template <class Sink>
   void linear_scan(const StoredExtent& ext, uint64_t u0, uint64_t u1, Sink& sink, uint32_t& threads_used) const {
     const Catalog& cat = run.fetcher.source().catalog();
     const DatasetInfo& d = cat.datasets[run.plan.dataset_id];
-    auto unit_offset = [&](const ScalarUnit& u) {
-      return cat.entries[d.chunk_to_entry[u.tile]].payload_offset + u.e0 * sizeof(S);
-    };
+    auto unit_offset = [&](const ScalarUnit& u) { return payload_offset(u.tile) + u.e0 * sizeof(S); };
     SequentialReader reader(run.fetcher.source(), ext, std::min(d.logical_bytes, SequentialReader::kWindowBytes));
     const uint64_t cap = reader.capacity();
     ThreadPool& pool = ThreadPool::instance();
@@ -250,9 +254,7 @@ template <class S, class T> struct ScalarScan {
       return;
     }
     const ChunkSource& src = run.fetcher.source();
-    const Catalog& cat = src.catalog();
-    const DatasetInfo& d = cat.datasets[run.plan.dataset_id];
-    const uint64_t payload = cat.entries[d.chunk_to_entry[ts.linear_chunk]].payload_offset;
+    const uint64_t payload = payload_offset(ts.linear_chunk);
     const uint64_t len = u.e1 - u.e0, bytes = len * sizeof(S);
     reserve_read_area(bytes);
     uint8_t* area = read_area()->data();
