@@ -417,19 +417,6 @@ void with_radix_k(unsigned k, F&& f) {
   }
 }
 
-template <CmpOp Op>
-inline bool holds_u(uint64_t d, uint64_t c) {
-  switch (Op) {
-    case CmpOp::Eq: return d == c;
-    case CmpOp::Ne: return d != c;
-    case CmpOp::Lt: return d < c;
-    case CmpOp::Le: return d <= c;
-    case CmpOp::Gt: return d > c;
-    case CmpOp::Ge: return d >= c;
-  }
-  return false;
-}
-
 // Lanes [lane0, lanes) one at a time: rows below len only.
 template <CmpOp Op>
 void compare_lanes_scalar(const RadixFrame& f, const uint8_t* area, uint64_t lane0, uint64_t lanes, uint32_t len,
@@ -441,7 +428,7 @@ void compare_lanes_scalar(const RadixFrame& f, const uint8_t* area, uint64_t lan
     d[f.k - 1] = x;
     for (unsigned t = 0; t < f.k; ++t) {
       const uint64_t row = j * f.k + t;
-      if (row < len) words[row >> 6] |= uint64_t(holds_u<Op>(d[t], rc)) << (row & 63);
+      if (row < len) words[row >> 6] |= uint64_t(holds<Op>(d[t], rc)) << (row & 63);
     }
   }
 }
