@@ -15,7 +15,7 @@ ErrorDetail chunk_detail(const DatasetInfo& ds, const ChunkEntry& entry, const s
   return d;
 }
 
-void decode_payload(const ChunkEntry& entry, const uint8_t* stored, std::vector<uint8_t>& out,
+void decode_payload(const ChunkEntry& entry, const uint8_t* stored, ScratchBytes& out,
                     const std::string& context) {
   switch (entry.codec) {
     case Codec::Raw:

@@ -38,7 +38,7 @@ void zstd_compress_frame(const uint8_t* src, size_t len, int level, std::vector<
   out.resize(n);
 }
 
-void zstd_decode_exact(const uint8_t* src, size_t stored_len, uint64_t raw_len, std::vector<uint8_t>& out,
+void zstd_decode_exact(const uint8_t* src, size_t stored_len, uint64_t raw_len, ScratchBytes& out,
                        const std::string& context) {
   unsigned long long declared = ZSTD_getFrameContentSize(src, stored_len);
   if (declared == ZSTD_CONTENTSIZE_ERROR)

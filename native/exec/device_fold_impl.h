@@ -103,7 +103,7 @@ struct StagePart {
 // the device tile cache and, when resident there, only counted (no read, no decode, host null).
 template <class S>
 void stage_parts(FoldRun& run, const device::Backend& be, uint32_t ordinal, const std::vector<StagePart>& parts,
-                 std::vector<tet_cuda_tile>& tiles, std::vector<uint8_t>& pageable, std::vector<uint8_t>& scratch,
+                 std::vector<tet_cuda_tile>& tiles, ScratchBytes& pageable, ScratchBytes& scratch,
                  std::vector<uint64_t>& loc) {
   tiles.assign(parts.size(), tet_cuda_tile{});
   std::vector<uint64_t> at(parts.size() + 1, 0);
@@ -177,7 +177,7 @@ template <class S, class T> bool fold_scalar_device(FoldRun& run, QueryResult& r
   ThreadPool& pool = ThreadPool::instance();
   const uint64_t budget = cache_budget();
   const uint32_t parts = pool.participants(jobs.size(), run.threads);
-  std::vector<std::vector<uint8_t>> scratch(parts), pageable(parts);
+  std::vector<ScratchBytes> scratch(parts), pageable(parts);
   std::vector<std::vector<uint64_t>> loc(parts);
   pool.parallel_for(jobs.size(), run.threads, [&](uint64_t ji, uint32_t slot) {
     if (failed.any()) return;
@@ -290,7 +290,8 @@ template <class S, class T, class F> struct PartialDevice {
   // Per pool slot: tile scratch, pageable staging when the module has no pinned memory, and the
   // job's tables.
   struct Slot {
-    std::vector<uint8_t> scratch, pageable, states;
+    ScratchBytes scratch, pageable;
+    std::vector<uint8_t> states;
     std::vector<uint64_t> loc;
     std::vector<tet_cuda_tile> tiles;
     std::vector<StagePart> to_stage;

@@ -244,7 +244,7 @@ template <class S, class T> struct ScalarScan {
   // pread, a call per run, into this thread's buffer (kept for the thread's later scans: fresh
   // memory is dear). Either way the unit's elements reach the sink in the same order.
   template <class Sink>
-  void fold_unit_read(Sink& sink, uint64_t ui, const ScalarUnit& u, bool pread, std::vector<uint8_t>& scratch,
+  void fold_unit_read(Sink& sink, uint64_t ui, const ScalarUnit& u, bool pread, ScratchBytes& scratch,
                       std::vector<T>& buf) const {
     const TileSelection ts = run.sel.tile(u.tile);
     if (!pread) {  // (the measurement's mapped units: the tile counted by its first unit, as below)
@@ -348,7 +348,7 @@ template <class S, class T> struct ScalarScan {
       const uint32_t parts = pool.participants(widest, run.threads);
       threads_used = parts;
       std::vector<std::vector<T>> bufs(parts);
-      std::vector<std::vector<uint8_t>> scratch(parts);
+      std::vector<ScratchBytes> scratch(parts);
       TileCache cache(run.fetcher);
       // Parallel chunks over raw tiles where each unit's elements are one byte range (the whole
       // dataset, a run of rows, ...) or a few (rows with a step, a wide column range): read
@@ -663,7 +663,7 @@ template <class S, class T, class F> struct PartialFold {
     const uint32_t threads = mode == IoMode::SequentialChunks && sel.tiles > 1 ? 1 : run.threads;
     const uint32_t parts = pool.participants(t1 - t0, threads);
     std::vector<std::vector<T>> bufs(parts);
-    std::vector<std::vector<uint8_t>> scratch(parts);
+    std::vector<ScratchBytes> scratch(parts);
     const uint64_t scratch_key = uint64_t(plan.op) << 8 | sizeof(T);
     SlotScratch blocks(parts, scratch_key);
     uint64_t max_run = 1;  // longest run along the last axis in one tile

@@ -17,7 +17,7 @@ template <class S, class D> void scatter(const ReadInput& in, uint8_t* dest, uin
     if (sel.tile(t).min_logical < limit) tiles.push_back(t);
   const uint32_t parts = pool.participants(tiles.size(), in.plan.threads);
   in.res.stats.threads_used = std::max(in.res.stats.threads_used, parts);
-  std::vector<std::vector<uint8_t>> scratch(parts);
+  std::vector<ScratchBytes> scratch(parts);
   const uint32_t last = sel.ndim - 1;
   pool.parallel_for(tiles.size(), in.plan.threads, [&](uint64_t k, uint32_t slot) {
     check_cancel(in.ctx);

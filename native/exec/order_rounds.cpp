@@ -104,7 +104,7 @@ void each_run(const Selection& sel, TileFetcher& fetcher, uint64_t t0, uint64_t 
   if (t1 <= t0) return;
   ThreadPool& pool = ThreadPool::instance();
   const uint32_t parts = pool.participants(t1 - t0, threads);
-  std::vector<std::vector<uint8_t>> scratch(parts);
+  std::vector<ScratchBytes> scratch(parts);
   std::vector<std::vector<V>> bufs(parts);
   const uint32_t last = sel.ndim - 1;
   constexpr uint64_t kPiece = 4096;

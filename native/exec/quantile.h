@@ -158,7 +158,7 @@ template <class S, class T> class TileInput {
   std::vector<T> sample(uint64_t m) const {
     std::vector<std::vector<T>> per(sel_.tiles);
     const uint32_t parts_n = parts(0);
-    std::vector<std::vector<uint8_t>> scratch(parts_n);
+    std::vector<ScratchBytes> scratch(parts_n);
     ThreadPool::instance().parallel_for(sel_.tiles, 0, [&](uint64_t t, uint32_t slot) {
       const TileSelection ts = sel_.tile(t);
       const uint64_t cnt = std::max<uint64_t>(1, ts.elems * m / std::max<uint64_t>(1, sel_.elements));
@@ -181,7 +181,7 @@ template <class S, class T> class TileInput {
     const uint32_t parts_n = parts(threads);
     const bool count = !counted_;  // the first pass over the tiles is the one the I/O stats count
     counted_ = true;
-    std::vector<std::vector<uint8_t>> scratch(parts_n);
+    std::vector<ScratchBytes> scratch(parts_n);
     std::vector<std::vector<T>> bufs(parts_n);
     const uint32_t last = sel_.ndim - 1;
     ThreadPool::instance().parallel_for(sel_.tiles, threads, [&](uint64_t t, uint32_t slot) {
@@ -225,7 +225,7 @@ template <class S, class T> class TileInput {
  private:
   // Later passes re-read tiles without counting them again in the I/O stats.
   mutable bool counted_ = false;
-  TileView tile(const TileSelection& ts, std::vector<uint8_t>& scratch) const {
+  TileView tile(const TileSelection& ts, ScratchBytes& scratch) const {
     const TileView v = src_.tile(dataset_id_, ts.linear_chunk, scratch);
     if (v.data == nullptr || v.bytes != ts.tile_elems * sizeof(S))
       fail("TET_INTERNAL", "tile " + std::to_string(ts.linear_chunk) + " has " + std::to_string(v.bytes) +

@@ -41,13 +41,13 @@ class TileFetcher {
   TileFetcher(const ChunkSource& src, uint32_t dataset_id, size_t elem_size, Progress* progress = nullptr)
       : src_(src), dataset_id_(dataset_id), elem_size_(elem_size), progress_(progress) {}
 
-  TileView fetch(const TileSelection& ts, std::vector<uint8_t>& scratch) {
+  TileView fetch(const TileSelection& ts, ScratchBytes& scratch) {
     const TileView v = view(ts, scratch);
     count(ts);
     return v;
   }
   // The tile's bytes without counting it (a caller reading a tile in parts counts it once).
-  TileView view(const TileSelection& ts, std::vector<uint8_t>& scratch) const {
+  TileView view(const TileSelection& ts, ScratchBytes& scratch) const {
     TileView v = src_.tile(dataset_id_, ts.linear_chunk, scratch);
     const uint64_t want = ts.tile_elems * elem_size_;
     if (v.data == nullptr || v.bytes != want)
@@ -84,7 +84,7 @@ class TileCache {
   struct Entry {
     std::mutex mu;
     bool ready = false;
-    std::vector<uint8_t> scratch;
+    ScratchBytes scratch;
     TileView view;
     uint32_t users = 0;
   };

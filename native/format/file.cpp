@@ -91,7 +91,7 @@ const cells::TablesRegion* File::tables() const {
   return tables_.get();
 }
 
-TileView File::tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint8_t>& scratch) const {
+TileView File::tile(uint32_t dataset_id, uint64_t linear_chunk, ScratchBytes& scratch) const {
   if (dataset_id >= catalog_.datasets.size())
     fail("TET_INTERNAL", "tile(): dataset_id " + std::to_string(dataset_id) + " >= dataset_count " +
                              std::to_string(catalog_.datasets.size()));

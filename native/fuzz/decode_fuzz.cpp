@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   e.stored_byte_len = size - 5;
   // The stored bytes get their own heap copy so ASan sees reads past the payload.
   std::vector<uint8_t> stored(data + 5, data + size);
-  std::vector<uint8_t> out;
+  tet::ScratchBytes out;
   try {
     tet::decode_payload(e, stored.data(), out, "fuzz");
     if (out.size() != e.raw_byte_len) std::abort();

@@ -297,7 +297,7 @@ TEST_CASE("writer: a .tet file with tables reads back; tensors unchanged; bindin
   }
   auto f = File::open(path);
   CHECK(f->catalog().datasets.size() == 1 && (f->catalog().flags & 1));
-  std::vector<uint8_t> scratch;
+  tet::ScratchBytes scratch;
   TileView v = f->tile(0, 2, scratch);
   CHECK(v.bytes == 1600 && reinterpret_cast<const float*>(v.data)[5] == 2005.0f);
   const TablesRegion* r = f->tables();

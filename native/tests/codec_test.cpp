@@ -2,6 +2,7 @@
 // variants and strict length checks, strict JSON and UTF-8.
 #include <zstd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "fixture_util.h"
 #include "tet/error.h"
 #include "tet/file.h"
+#include "util/io.h"
 #include "util/json.h"
 #include "util/utf8.h"
 
@@ -125,13 +127,13 @@ TEST_CASE("zstd: frame variants decode; wrong sizes and checksums fail") {
     e.stored_byte_len = stored.size();
     return e;
   };
-  std::vector<uint8_t> out;
+  tet::ScratchBytes out;
   for (bool cs : {true, false})
     for (bool ck : {true, false})
       for (int level : {1, 3, 19}) {
         auto f = frame(cs, ck, level);
         tet::decode_payload(entry_for(f, raw.size()), f.data(), out, "t");
-        CHECK(out == raw);
+        CHECK(std::equal(out.begin(), out.end(), raw.begin(), raw.end()));
         EXPECT_ERROR(tet::decode_payload(entry_for(f, raw.size() - 1), f.data(), out, "t"), "TET_DECODE_LENGTH");
         EXPECT_ERROR(tet::decode_payload(entry_for(f, raw.size() + 1), f.data(), out, "t"), "TET_DECODE_LENGTH");
       }
@@ -153,7 +155,7 @@ TEST_CASE("zstd: frame variants decode; wrong sizes and checksums fail") {
   tet::ChunkEntry r;
   r.raw_byte_len = r.stored_byte_len = raw.size();
   tet::decode_payload(r, raw.data(), out, "t");
-  CHECK(out == raw);
+  CHECK(std::equal(out.begin(), out.end(), raw.begin(), raw.end()));
 }
 
 TEST_CASE("json: strict grammar") {
@@ -211,3 +213,33 @@ TEST_CASE("utf8: strict validation") {
 }
 
 TEST_MAIN()
+
+TEST_CASE("scratch memory: heap below the huge-page threshold, 2 MiB-aligned mappings from it, contents kept as it grows") {
+  for (size_t n : {size_t(1), size_t(4095), tet::kHugeScratchMin - 1, tet::kHugeScratchMin, (size_t(3) << 20) + 5}) {
+    auto* p = static_cast<uint8_t*>(tet::scratch_alloc(n));
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    CHECK(a % 64 == 0);
+    if (n >= tet::kHugeScratchMin) CHECK(a % (size_t(2) << 20) == 0);
+    for (size_t i = 0; i < n; ++i) p[i] = uint8_t(i * 7 + 1);
+    bool same = true;
+    for (size_t i = 0; i < n; ++i) same = same && p[i] == uint8_t(i * 7 + 1);
+    CHECK(same);
+    tet::scratch_free(p, n);
+  }
+  // A vector growing across the threshold keeps its bytes; resize(n, v) still fills.
+  tet::ScratchBytes v;
+  for (size_t i = 0; i < 1000; ++i) v.push_back(uint8_t(i));
+  v.resize(size_t(5) << 20);
+  bool kept = true;
+  for (size_t i = 0; i < 1000; ++i) kept = kept && v[i] == uint8_t(i);
+  CHECK(kept);
+  v.assign(size_t(1) << 20, 0xab);
+  CHECK(v.size() == (size_t(1) << 20));
+  CHECK(v.front() == 0xab);
+  CHECK(v.back() == 0xab);
+  tet::AlignedBuffer big(size_t(1) << 20, 4096), odd(100, 256);
+  CHECK(reinterpret_cast<uintptr_t>(big.data()) % 4096 == 0);
+  CHECK(reinterpret_cast<uintptr_t>(odd.data()) % 256 == 0);
+  std::memset(big.data(), 1, big.size());
+  std::memset(odd.data(), 2, odd.size());
+}

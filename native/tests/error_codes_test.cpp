@@ -113,7 +113,7 @@ TEST_CASE("chunk decode and index errors name the dataset and chunk in detail") 
     const std::string path = conformance_dir() + "/fixtures/" + name + ".tet";
     try {
       auto f = tet::File::open(path);
-      std::vector<uint8_t> s;
+      tet::ScratchBytes s;
       for (uint64_t k = 0; k < f->catalog().datasets[0].chunk_count; ++k) f->tile(0, k, s);
     } catch (const tet::Error& e) {
       return e.detail();

@@ -46,7 +46,7 @@ inline std::vector<uint8_t> assemble(const tet::File& f, uint32_t id) {
   const tet::DatasetInfo& d = f.catalog().datasets[id];
   size_t es = tet::dtype_size(d.dtype);
   std::vector<uint8_t> out(static_cast<size_t>(d.logical_bytes));
-  std::vector<uint8_t> scratch;
+  tet::ScratchBytes scratch;
   for (uint64_t lin = 0; lin < d.chunk_count; ++lin) {
     auto c = tet::chunk_coords_of(d, lin);
     auto t = tet::tile_shape(d, c);

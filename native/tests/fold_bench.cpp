@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     std::vector<double> sums(tiles);
     const double t0 = now();
     pool.parallel_for(tiles, 0, [&](uint64_t t, uint32_t) {
-      std::vector<uint8_t> s;
+      tet::ScratchBytes s;
       const TileView v = src->tile(0, t, s);
       sums[t] = probe_sum(v.data, v.bytes, dt);
     });
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
   if (ops.find("select") != std::string::npos) {  // parallel_quantile alone on a dense buffer
     std::vector<uint8_t> dense(n * es);
     for (uint64_t t = 0; t < tiles; ++t) {
-      std::vector<uint8_t> s;
+      tet::ScratchBytes s;
       const TileView v = src->tile(0, t, s);
       const uint64_t tr = t / ((cols + tile - 1) / tile), tc = t % ((cols + tile - 1) / tile);
       const uint64_t w = std::min(tile, cols - tc * tile), h = v.bytes / es / w;

@@ -21,7 +21,7 @@ namespace {
 std::string open_error_code(const std::string& path, const tet::OpenOptions& opts = {}) {
   try {
     auto f = tet::File::open(path, opts);
-    std::vector<uint8_t> scratch;
+    tet::ScratchBytes scratch;
     for (uint32_t id = 0; id < f->catalog().datasets.size(); ++id)
       for (uint64_t k = 0; k < f->catalog().datasets[id].chunk_count; ++k) f->tile(id, k, scratch);
   } catch (const tet::Error& e) {
@@ -129,7 +129,7 @@ TEST_CASE("valid conformance fixtures open and match the manifest") {
       bool footer = entry.find("footer")->kind == tet::JsonValue::Kind::Bool && entry.find("footer")->boolean;
       CHECK(cat.footer.present == footer);
       // Every tile decodes to its clipped size.
-      std::vector<uint8_t> scratch;
+      tet::ScratchBytes scratch;
       for (uint32_t id = 0; id < cat.datasets.size(); ++id) {
         const auto& d = cat.datasets[id];
         for (uint64_t k = 0; k < d.chunk_count; ++k) {
@@ -170,7 +170,7 @@ TEST_CASE("malformed messages name the numbers") {
   auto msg = [](const std::string& name) {
     try {
       auto f = tet::File::open(conformance_dir() + "/fixtures/" + name + ".tet");
-      std::vector<uint8_t> s;
+      tet::ScratchBytes s;
       for (uint64_t k = 0; k < f->catalog().datasets[0].chunk_count; ++k) f->tile(0, k, s);
     } catch (const tet::Error& e) {
       return std::string(e.what());
@@ -217,7 +217,7 @@ TEST_CASE("reference files: values from the README") {
   }
   // sample.tet: the second tile is the clipped 2x1 tile, served zero-copy from the mapping.
   auto s = tet::File::open(reference_dir() + "/sample.tet");
-  std::vector<uint8_t> scratch;
+  tet::ScratchBytes scratch;
   tet::TileView v = s->tile(0, 1, scratch);
   CHECK(v.bytes == 8);
   CHECK(v.data >= s->base() && v.data < s->base() + s->catalog().file_len);
@@ -352,7 +352,7 @@ TEST_CASE("every truncation and every single-byte corruption fails cleanly") {
         m[i] ^= x;
         try {
           auto f = tet::File::from_memory(m.data(), m.size());
-          std::vector<uint8_t> scratch;
+          tet::ScratchBytes scratch;
           for (uint32_t id = 0; id < f->catalog().datasets.size(); ++id)
             for (uint64_t k = 0; k < f->catalog().datasets[id].chunk_count; ++k) f->tile(id, k, scratch);
           tet::verify_tiles(*f, 0, UINT64_MAX);

@@ -75,7 +75,7 @@ class MemSource : public tet::ChunkSource {
     cat_.datasets.push_back(d);
   }
   const tet::Catalog& catalog() const override { return cat_; }
-  tet::TileView tile(uint32_t ds, uint64_t lc, std::vector<uint8_t>& scratch) const override {
+  tet::TileView tile(uint32_t ds, uint64_t lc, tet::ScratchBytes& scratch) const override {
     if (ds != 0 || lc >= tile_at_.size()) tet::fail("TET_INTERNAL", "bad tile request");
     ++fetches;
     const uint8_t* p = image_.data() + tile_at_[lc].first;

@@ -182,7 +182,7 @@ TEST_CASE("raw conformance fixtures (incl. footers and spill) are reproduced byt
       spec.chunk_shape.assign(d.chunk_shape.begin(), d.chunk_shape.begin() + d.ndim);
       CHECK(w->add_dataset(spec) == id);
     }
-    std::vector<uint8_t> scratch;
+    tet::ScratchBytes scratch;
     for (uint32_t id = 0; id < cat.datasets.size(); ++id) {
       const auto& d = cat.datasets[id];
       for (uint64_t k = 0; k < d.chunk_count; ++k) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <random>
 
@@ -28,13 +29,64 @@ void advise_file(int fd, uint64_t offset, uint64_t len, FileAdvice advice) noexc
 #endif
 }
 
-AlignedBuffer::AlignedBuffer(size_t bytes, size_t align) : size_(bytes) {
-  void* p = nullptr;
-  if (::posix_memalign(&p, align, bytes > 0 ? bytes : 1) != 0) throw std::bad_alloc();
-  data_ = static_cast<uint8_t*>(p);
+namespace {
+constexpr size_t kHugePage = size_t(2) << 20;
+bool huge_scratch(size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  return bytes >= kHugeScratchMin;
+#else
+  return (void)bytes, false;
+#endif
+}
+size_t huge_length(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+}  // namespace
+
+void* scratch_alloc(size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  if (!huge_scratch(bytes)) {
+    void* p = nullptr;
+    if (::posix_memalign(&p, 64, bytes) != 0) throw std::bad_alloc();
+    return p;
+  }
+  if (bytes > std::numeric_limits<size_t>::max() - 2 * kHugePage) throw std::bad_alloc();
+  // Map a huge page more than needed, keep the 2 MiB-aligned part, return the rest.
+  const size_t len = huge_length(bytes), span = len + kHugePage;
+  void* m = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) throw std::bad_alloc();
+  const uintptr_t base = reinterpret_cast<uintptr_t>(m);
+  const uintptr_t at = (base + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
+  if (at > base) ::munmap(m, at - base);
+  if (base + span > at + len) ::munmap(reinterpret_cast<void*>(at + len), base + span - (at + len));
+  void* p = reinterpret_cast<void*>(at);
+#ifdef MADV_HUGEPAGE
+  ::madvise(p, len, MADV_HUGEPAGE);
+#endif
+  return p;
 }
 
-AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+void scratch_free(void* p, size_t bytes) noexcept {
+  if (!p) return;
+  if (bytes == 0) bytes = 1;
+  if (huge_scratch(bytes)) ::munmap(p, huge_length(bytes));
+  else std::free(p);
+}
+
+AlignedBuffer::AlignedBuffer(size_t bytes, size_t align) : size_(bytes) {
+  const size_t n = bytes > 0 ? bytes : 1;
+  if (align <= 64 || (huge_scratch(n) && align <= kHugePage)) {
+    data_ = static_cast<uint8_t*>(scratch_alloc(n));
+    return;
+  }
+  void* p = nullptr;
+  if (::posix_memalign(&p, align, n) != 0) throw std::bad_alloc();
+  data_ = static_cast<uint8_t*>(p);
+  heap_ = true;
+}
+
+AlignedBuffer::~AlignedBuffer() {
+  if (heap_) std::free(data_);
+  else scratch_free(data_, size_ > 0 ? size_ : 1);
+}
 
 ScratchMapping::~ScratchMapping() {
   if (addr != kNoMapping && addr != MAP_FAILED) ::munmap(addr, len);

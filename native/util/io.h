@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tet/scratch.h"
+
 namespace tet {
 
 // Read-only private mapping of a whole file. A zero-length file maps to {nullptr, 0}.
@@ -24,7 +26,9 @@ std::string errno_text(int err);
 enum class FileAdvice { Normal, Sequential, WillNeed };
 void advise_file(int fd, uint64_t offset, uint64_t len, FileAdvice advice) noexcept;
 
-// A heap buffer aligned to `align` bytes (a power of two), at least one byte; bad_alloc on failure.
+// A buffer aligned to `align` bytes (a power of two), at least one byte; bad_alloc on failure.
+// Scratch memory (tet/scratch.h: huge pages from kHugeScratchMin bytes on) where the alignment
+// allows, else the heap.
 class AlignedBuffer {
  public:
   AlignedBuffer(size_t bytes, size_t align);
@@ -37,6 +41,7 @@ class AlignedBuffer {
  private:
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  bool heap_ = false;  // posix_memalign'd (an alignment scratch memory does not give)
 };
 // Writes all of buf at offset (retries short writes and EINTR). Returns 0 or an errno value.
 int pwrite_full(int fd, const void* buf, size_t len, uint64_t offset) noexcept;

@@ -25,7 +25,7 @@ std::vector<VerifyFinding> verify_tiles(const File& file, uint64_t first, uint64
   if (first >= n || count == 0) return findings;
   uint64_t last = count > n - first ? n : first + count;
   file.check_unchanged();
-  std::vector<uint8_t> scratch;
+  ScratchBytes scratch;
   for (uint64_t i = first; i < last; ++i) {
     const ChunkEntry& e = cat.entries[static_cast<size_t>(i)];
     if (e.codec == Codec::Raw) continue;  // length and bounds verified at open; nothing to decode

@@ -10,6 +10,7 @@
 
 #include "tet/catalog.h"
 #include "tet/error.h"
+#include "tet/scratch.h"
 
 namespace tet {
 
@@ -38,7 +39,7 @@ class ChunkSource {
   virtual const Catalog& catalog() const = 0;
   // Decoded bytes of one tile, by row-major linear chunk index. May point into a mapping
   // (raw tiles) or into `scratch` (decoded/copied). Thread-safe; throws tet::Error.
-  virtual TileView tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint8_t>& scratch) const = 0;
+  virtual TileView tile(uint32_t dataset_id, uint64_t linear_chunk, ScratchBytes& scratch) const = 0;
 
   // Linear scans. True, with the extent, when this source can read ranges of its stored bytes
   // and the dataset's tiles are stored raw and back to back in row-major chunk order (then tile

@@ -27,7 +27,7 @@ class File : public ChunkSource {
   ~File() override;
 
   const Catalog& catalog() const override { return catalog_; }
-  TileView tile(uint32_t dataset_id, uint64_t linear_chunk, std::vector<uint8_t>& scratch) const override;
+  TileView tile(uint32_t dataset_id, uint64_t linear_chunk, ScratchBytes& scratch) const override;
   // Linear scans read the open file's descriptor (files opened from a path; an in-memory image
   // has no descriptor and says no, so its scans read tiles).
   bool stored_extent(uint32_t dataset_id, StoredExtent& out) const override;
@@ -68,7 +68,7 @@ class File : public ChunkSource {
 Catalog parse_catalog(const uint8_t* data, uint64_t len, const OpenOptions& opts);
 
 // Decode one stored payload into `out` (resized to entry.raw_byte_len).
-void decode_payload(const ChunkEntry& entry, const uint8_t* stored, std::vector<uint8_t>& out,
+void decode_payload(const ChunkEntry& entry, const uint8_t* stored, ScratchBytes& out,
                     const std::string& context);
 
 // The err.detail of an error about one chunk: its dataset, grid coordinates and file.
