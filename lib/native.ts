@@ -130,6 +130,8 @@ export interface NativeTableQueryResult {
 export interface NativeBinding {
   openFile(path: string, verifyFooter: boolean): Promise<NativeFileHandle>;
   openFileSync(path: string, verifyFooter: boolean): NativeFileHandle;
+  /** openFileSync where the catalog is small and all in memory (no disk wait); else undefined. */
+  openFileResident(path: string, verifyFooter: boolean): NativeFileHandle | undefined;
   catalog(file: NativeFileHandle): NativeCatalog;
   /** plan: bytes per native/include/tet/plan.h. Rejects with an Error carrying `code`. */
   execute(file: NativeFileHandle, plan: Uint8Array, cancel: NativeCancelToken | null): Promise<NativeQueryResult>;

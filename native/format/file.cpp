@@ -6,9 +6,11 @@
 #include <cerrno>
 
 #include "cells/region.h"
+#include "format/footer.h"
 #include "format/mapping_guard.h"
 #include "tet/error.h"
 #include "tet/file.h"
+#include "util/checked.h"
 #include "util/io.h"
 
 namespace tet {
@@ -23,7 +25,39 @@ int64_t mtime_ns(const struct stat& st) {
 }
 }  // namespace
 
+namespace {
+// Whether everything parse_catalog reads of the mapping [d, d + len) is small and in memory
+// (File::open_if_resident): the superblock, dataset directory and chunk index (one span from
+// offset 0) and the history footer's JSON and tail. A footer that refers to spilled metadata
+// (elsewhere in the file) says no, as does anything malformed (the full open reports it).
+bool catalog_resident(const uint8_t* d, uint64_t len) {
+  constexpr uint64_t kSuperblock = 32, kTail = 16;
+  if (len < kSuperblock || !pages_resident(d, kSuperblock)) return false;
+  const uint32_t flags = load_u32le(d + 12);
+  const uint64_t index_offset = load_u64le(d + 16), index_length = load_u64le(d + 24);
+  if (index_offset > len || index_length > len - index_offset) return false;
+  const uint64_t head = index_offset + index_length;
+  if (head > File::kResidentOpenMax || !pages_resident(d, std::max(head, kSuperblock))) return false;
+  if (!(flags & 1)) return true;
+  if (len < kSuperblock + kTail || !pages_resident(d + len - kTail, kTail)) return false;
+  const uint64_t start = locate_footer_start(d, len);
+  if (start >= len || len - start > File::kResidentOpenMax || !pages_resident(d + start, len - start)) return false;
+  static constexpr char kSpill[] = "\"metadata_ref\"";
+  const uint8_t* json = d + start;
+  const uint64_t json_len = len - start - kTail;
+  return std::search(json, json + json_len, kSpill, kSpill + sizeof kSpill - 1) == json + json_len;
+}
+}  // namespace
+
 std::shared_ptr<File> File::open(const std::string& path, const OpenOptions& opts) {
+  return open_mapped(path, opts, false);
+}
+
+std::shared_ptr<File> File::open_if_resident(const std::string& path, const OpenOptions& opts) {
+  return open_mapped(path, opts, true);
+}
+
+std::shared_ptr<File> File::open_mapped(const std::string& path, const OpenOptions& opts, bool only_resident) {
   Mapping m = map_file_readonly(path);
   std::shared_ptr<File> f(new File());
   f->path_ = path;
@@ -32,6 +66,7 @@ std::shared_ptr<File> File::open(const std::string& path, const OpenOptions& opt
   f->len_ = m.len;
   f->owns_mapping_ = true;  // from here the destructor releases the mapping, also on throw
   guard_mapping(m.data, m.len);  // truncation by another process: an error, not a SIGBUS
+  if (only_resident && !catalog_resident(m.data, m.len)) return nullptr;  // f unmaps and closes it
   struct stat st;
   if (::fstat(m.fd, &st) == 0) f->mtime_ns_ = mtime_ns(st);
   f->catalog_ = parse_catalog(m.data, m.len, opts);

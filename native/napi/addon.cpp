@@ -31,7 +31,7 @@ class TetAddon : public Napi::Addon<TetAddon> {
     env.AddCleanupHook([inflight]() { inflight->tear_down(); });
     struct Entry { const char* name; Napi::Function::Callback fn; };
     const Entry entries[] = {
-        {"openFile", OpenFile}, {"openFileSync", OpenFileSync}, {"catalog", CatalogOf},
+        {"openFile", OpenFile}, {"openFileSync", OpenFileSync}, {"openFileResident", OpenFileResident}, {"catalog", CatalogOf},
         {"execute", Execute}, {"executePartial", ExecutePartial}, {"mergePartials", MergePartials}, {"closeFile", CloseFile}, {"createCancelToken", CreateCancelToken},
         {"cancel", Cancel}, {"progressOf", ProgressOf}, {"verifyTiles", VerifyTiles}, {"repairFooter", RepairFooter},
         {"repairCells", RepairCells}, {"verifyTables", VerifyTables},

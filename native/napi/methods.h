@@ -14,6 +14,7 @@ std::shared_ptr<InFlight> EnvInFlight(Napi::Env env);
 // file_methods.cpp
 Napi::Value OpenFile(const Napi::CallbackInfo& info);
 Napi::Value OpenFileSync(const Napi::CallbackInfo& info);
+Napi::Value OpenFileResident(const Napi::CallbackInfo& info);
 Napi::Value CatalogOf(const Napi::CallbackInfo& info);
 Napi::Value Execute(const Napi::CallbackInfo& info);
 Napi::Value ExecutePartial(const Napi::CallbackInfo& info);

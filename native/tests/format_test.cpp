@@ -1,6 +1,7 @@
 // File layer: every conformance / reference fixture opens (or fails with its precise code),
 // values match the fixture descriptions, footers resolve, and corrupted images never crash.
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "tet/error.h"
 #include "tet/file.h"
 #include "tet/verify.h"
+#include "util/io.h"
 
 using namespace tet_test;
 
@@ -424,3 +426,68 @@ TEST_CASE("repair_footer drops a footer flag without THST") {
 }
 
 TEST_MAIN()
+
+TEST_CASE("open_if_resident: an in-memory catalog opens as open() opens it; a spilled footer, evicted pages or a malformed file go to open()") {
+  const std::string dir = std::string(TET_BINARY_DIR) + "/resident_open";
+  ::mkdir(dir.c_str(), 0755);
+  auto same_catalog = [](const tet::File& a, const tet::File& b) {
+    const tet::Catalog &x = a.catalog(), &y = b.catalog();
+    bool same = x.datasets.size() == y.datasets.size() && x.entries.size() == y.entries.size() &&
+                x.file_len == y.file_len && x.footer.history_json == y.footer.history_json &&
+                x.footer.metadata_json == y.footer.metadata_json && x.footer.payload_limit == y.footer.payload_limit;
+    for (size_t i = 0; same && i < x.entries.size(); ++i)
+      same = x.entries[i].payload_offset == y.entries[i].payload_offset && x.entries[i].stored_byte_len == y.entries[i].stored_byte_len;
+    for (size_t i = 0; same && i < x.datasets.size(); ++i) same = x.datasets[i].name == y.datasets[i].name;
+    return same;
+  };
+  // Just written: every page is in the page cache.
+  for (const char* name : {"meta_weather.tet", "f32_r2_edges.tet", "empty.tet"}) {
+    const std::string path = dir + "/" + name;
+    write_bytes(path, read_bytes(conformance_dir() + "/fixtures/" + name));
+    auto fast = tet::File::open_if_resident(path);
+    CHECK(fast != nullptr);
+    if (fast) CHECK(same_catalog(*fast, *tet::File::open(path)));
+  }
+  // Spilled metadata lies elsewhere in the file: not read here.
+  const std::string spill = dir + "/meta_spill.tet";
+  write_bytes(spill, read_bytes(conformance_dir() + "/fixtures/meta_spill.tet"));
+  CHECK(tet::File::open_if_resident(spill) == nullptr);
+  CHECK(tet::File::open(spill)->catalog().footer.metadata_spilled);
+  // Evicted from the page cache (where the kernel drops clean pages when asked): not here.
+  const std::string cold = dir + "/cold.tet";
+  write_bytes(cold, read_bytes(conformance_dir() + "/fixtures/meta_weather.tet"));
+  const int fd = ::open(cold.c_str(), O_RDONLY);
+  CHECK(fd >= 0);
+  ::fsync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  tet::Mapping probe = tet::map_file_readonly(cold);
+  const bool evicted = !tet::pages_resident(probe.data, probe.len);
+  tet::unmap_file(probe);
+  ::close(fd);
+  if (evicted) CHECK(tet::File::open_if_resident(cold) == nullptr);
+  else std::printf("  (the kernel kept cold.tet's pages: eviction not checked)\n");
+  CHECK(tet::File::open(cold)->catalog().footer.present);
+  // Malformed files: the same error as open(), or left to open().
+  tet::JsonValue m = load_manifest();
+  int checked = 0;
+  for (const auto& entry : m.find("files")->items) {
+    if (entry.find("kind")->text == "valid") continue;
+    const std::string path = conformance_dir() + "/" + entry.find("file")->text;
+    (void)read_bytes(path);  // in the page cache
+    std::string want, got;
+    try {
+      tet::File::open(path);
+    } catch (const tet::Error& e) {
+      want = e.code();
+    }
+    try {
+      if (tet::File::open_if_resident(path) == nullptr) got = want;
+    } catch (const tet::Error& e) {
+      got = e.code();
+    }
+    if (got != want) std::printf("  %s: open_if_resident '%s', open '%s'\n", path.c_str(), got.c_str(), want.c_str());
+    CHECK(got == want);
+    ++checked;
+  }
+  CHECK(checked > 10);
+}

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,28 @@ void advise_file(int fd, uint64_t offset, uint64_t len, FileAdvice advice) noexc
   ::posix_fadvise(fd, off_t(offset), off_t(len), a);
 #else
   (void)fd, (void)offset, (void)len, (void)advice;
+#endif
+}
+
+bool pages_resident(const void* p, uint64_t len) noexcept {
+#ifndef __linux__
+  return (void)p, (void)len, false;  // (mincore's vector type differs elsewhere: not told)
+#else
+  if (len == 0) return true;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (page <= 0) return false;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p), first = a / uintptr_t(page) * uintptr_t(page);
+  if (len > (uint64_t(1) << 40)) return false;
+  const uint64_t span = (a - first) + len, pages = (span + uint64_t(page) - 1) / uint64_t(page);
+  unsigned char vec[256];
+  for (uint64_t done = 0; done < pages;) {
+    const uint64_t n = std::min<uint64_t>(pages - done, sizeof vec);
+    if (::mincore(reinterpret_cast<void*>(first + done * uint64_t(page)), size_t(n * uint64_t(page)), vec) != 0) return false;
+    for (uint64_t i = 0; i < n; ++i)
+      if (!(vec[i] & 1)) return false;
+    done += n;
+  }
+  return true;
 #endif
 }
 

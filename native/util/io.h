@@ -22,6 +22,10 @@ void unmap_file(Mapping& m) noexcept;
 
 std::string errno_text(int err);
 
+// Whether every page of [p, p + len) is in memory (mincore; p lies in a mapping): reading them
+// will not wait for the disk. False where it cannot tell (no mincore, a range it refuses).
+bool pages_resident(const void* p, uint64_t len) noexcept;
+
 // Access hints (posix_fadvise where available; a no-op elsewhere). len 0: to the end.
 enum class FileAdvice { Normal, Sequential, WillNeed };
 void advise_file(int fd, uint64_t offset, uint64_t len, FileAdvice advice) noexcept;

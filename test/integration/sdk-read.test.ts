@@ -256,6 +256,29 @@ describe('malformed fixtures', () => {
     if (!/zstd/.test(rel)) expect(() => openSync(join(CONF, rel))).toThrow(TetFormatError);
   });
 
+  it('open() reads a small in-memory catalog on the calling thread, anything else on a job thread: the same file either way', async () => {
+    const { binding } = await import('../../lib/binding');
+    const b = binding();
+    // meta_weather's catalog is all in memory once read; meta_spill's footer refers to metadata
+    // elsewhere in the file, which the calling thread does not read.
+    const fast = join(CONF, 'fixtures/meta_weather.tet'), slow = join(CONF, 'fixtures/meta_spill.tet');
+    readFileSync(fast);
+    readFileSync(slow);
+    expect(b.openFileResident(fast, true)).toBeTypeOf('object');
+    expect(b.openFileResident(slow, true)).toBeUndefined();
+    for (const path of [fast, slow]) {
+      const a = await open(path), s = openSync(path);
+      expect(a.datasets).toEqual(s.datasets);
+      expect(a.metadata).toEqual(s.metadata);
+      expect(a.history).toEqual(s.history);
+      expect(a.layout).toEqual(s.layout);
+      for (const d of a.datasets) expect(await a.read(d.name)).toEqual(await s.read(d.name));
+      a.close();
+      s.close();
+    }
+    expect(Object.keys(openSync(slow).metadata).length).toBeGreaterThan(0);
+  });
+
   it('a missing file is a TetIoError', async () => {
     const err = await open('/nonexistent/x.tet').catch((e) => e);
     expect(err).toBeInstanceOf(TetIoError);

@@ -22,6 +22,13 @@ struct OpenOptions {
 class File : public ChunkSource {
  public:
   static std::shared_ptr<File> open(const std::string& path, const OpenOptions& opts = {});
+  // open(), but only when what it parses is small (superblock, dataset directory and chunk index
+  // within kResidentOpenMax bytes, a footer within as many) and every page of it is in memory:
+  // then opening is microseconds of work that never waits for the disk, fit for a caller's own
+  // thread (the SDK's open() on the JS thread). Null otherwise (nothing is left open), and the
+  // caller opens with open() elsewhere. Throws as open() does for a file it did parse.
+  static std::shared_ptr<File> open_if_resident(const std::string& path, const OpenOptions& opts = {});
+  static constexpr uint64_t kResidentOpenMax = uint64_t(1) << 20;
   // Parse an in-memory image (used by fuzzers and tests). The buffer must outlive the File.
   static std::shared_ptr<File> from_memory(const uint8_t* data, uint64_t len, const OpenOptions& opts = {});
   ~File() override;
@@ -50,6 +57,7 @@ class File : public ChunkSource {
 
  private:
   File() = default;
+  static std::shared_ptr<File> open_mapped(const std::string& path, const OpenOptions& opts, bool only_resident);
   std::string path_;
   int fd_ = -1;
   const uint8_t* base_ = nullptr;
