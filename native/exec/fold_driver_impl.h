@@ -209,10 +209,10 @@ template <class S, class T> struct ScalarScan {
     }
   }
 
-  // The fewest units a scan must have for reading by pread to be considered: each thread's
-  // buffer is fresh memory on its first use, a cost a small scan does not earn back (rows
-  // 1000..1256 of the fresh bench's f32 file, 32 units: mapped 2-3 ms, pread 3.6-5.9 ms).
-  static constexpr uint64_t kPreadMinUnits = 64;
+  // The fewest units a scan must have for reading by pread to be considered (the measurement
+  // below takes four). A thread's buffer is fresh memory on its first use, on huge pages
+  // (tet/scratch.h): ~0.15 ms, where 4 KiB pages cost ~1.5 ms for the 512 KiB of an f32 unit.
+  static constexpr uint64_t kPreadMinUnits = 16;
 
   // This thread's pread buffer, at least `bytes` long, its pages touched (so that timing a read
   // into it measures the read, not the first touch of fresh memory).
@@ -370,23 +370,26 @@ template <class S, class T> struct ScalarScan {
           if (!byte_runs(sel.tile(units[order[t.k0]].tile))) return false;
         return true;
       };
-      if (!sequential && run.ctx.read_path != ReadPath::Mapped && unit_ranges()) {
+      if (run.ctx.read_path != ReadPath::Mapped && unit_ranges()) {
         if (run.ctx.read_path == ReadPath::Pread) {
           by_pread = true;
         } else if (tasks.size() >= kPreadMinUnits && src.first_scan(plan.dataset_id)) {
           using clock = std::chrono::steady_clock;
-          auto per_byte = [&](uint64_t k, bool pread) {
+          // Tasks 0-3 (each one unit here: raw tiles), on the pool: the even ones read through
+          // the mapping, the odd ones by pread, each timed per byte after its thread's buffer
+          // is ready. Where threads run them side by side both ways meet the same machine;
+          // the first of each way also pays first-use costs (the fold's code, the mapping's
+          // first faults), so pread is chosen where it was faster in both pairs.
+          double per_byte[4] = {0, 0, 0, 0};
+          pool.parallel_for(4, parts, [&](uint64_t k, uint32_t slot) {  // slots < parts (the buffers)
             const ScalarUnit& u = units[order[tasks[k].k0]];
+            const bool pread = k % 2 == 1;
             if (pread) reserve_read_area((u.e1 - u.e0) * sizeof(S));
             const auto a = clock::now();
-            fold_unit_read(sink, order[tasks[k].k0], u, pread, scratch[0], bufs[0]);
-            return std::chrono::duration<double>(clock::now() - a).count() / double((u.e1 - u.e0) * sizeof(S));
-          };
-          // Two of each, taking turns; the first pair also pays first-use costs (the fold's
-          // code, the pread buffer), so the second pair decides.
-          per_byte(0, false), per_byte(1, true);
-          const double mapped = per_byte(2, false), copied = per_byte(3, true);
-          by_pread = copied < mapped;
+            fold_unit_read(sink, order[tasks[k].k0], u, pread, scratch[slot], bufs[slot]);
+            per_byte[k] = std::chrono::duration<double>(clock::now() - a).count() / double((u.e1 - u.e0) * sizeof(S));
+          });
+          by_pread = per_byte[1] < per_byte[0] && per_byte[3] < per_byte[2];
           t0 = 4;
         }
       }

@@ -1002,6 +1002,45 @@ TEST_CASE("a dataset's first scan of 64 units or more times both reads and folds
   ::unlink(path.c_str());
 }
 
+TEST_CASE("one tile of 16 units in sequential chunks: the first scan measures both reads across the pool, every read gives the same bits") {
+  // [256, 8192] f32, one tile: 16 units of 2^17 elements, the fewest a first scan measures.
+  Dense d = make_dense(DType::F32, {256, 8192}, 97, false);
+  const std::string path = "/tmp/tet_exec_readpath16_" + std::to_string(::getpid()) + ".tet";
+  write_row_tiles(path, d, 256);
+  for (Op op : {Op::Sum, Op::Max, Op::ArgMin, Op::Var}) {
+    QueryPlan p;
+    p.step.fill(1);
+    p.ndim = 2, p.count[0] = 256, p.count[1] = 8192, p.op = op, p.reduce_mask = 3;
+    p.io_mode = IoMode::SequentialChunks;
+    auto f = File::open(path);
+    const QueryResult first = execute(*f, p, {});
+    ExecContext mapped, copied;
+    mapped.read_path = ReadPath::Mapped, copied.read_path = ReadPath::Pread;
+    const QueryResult m = execute(*f, p, mapped), c = execute(*f, p, copied);
+    CHECK(first.values.bytes == m.values.bytes && c.values.bytes == m.values.bytes);
+    CHECK(c.stats.read_pread && !m.stats.read_pread);
+    CHECK(first.stats.chunks_read == 1 && c.stats.chunks_read == 1 && m.stats.chunks_read == 1);
+  }
+  // The sum against an independent long-double sum of the same values.
+  QueryPlan p;
+  p.step.fill(1);
+  p.ndim = 2, p.count[0] = 256, p.count[1] = 8192, p.op = Op::Sum, p.reduce_mask = 3;
+  p.io_mode = IoMode::SequentialChunks;
+  ExecContext copied;
+  copied.read_path = ReadPath::Pread;
+  const QueryResult r = execute(*File::open(path), p, copied);
+  long double want = 0;
+  for (size_t i = 0; i < d.bytes.size() / 4; ++i) {
+    float v;
+    std::memcpy(&v, d.bytes.data() + 4 * i, 4);
+    want += v;
+  }
+  double got;
+  std::memcpy(&got, r.values.bytes.data(), 8);
+  CHECK(std::fabs(double(want) - got) <= 1e-9 * std::fabs(double(want)) + 1e-9);
+  ::unlink(path.c_str());
+}
+
 TEST_CASE("strided selection touches only chunks the progression lands in") {
   Dense d = make_dense(DType::F32, {100}, 61, false);
   MemSource src(DType::F32, {100}, {10}, d.bytes);
