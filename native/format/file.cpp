@@ -23,9 +23,7 @@ int64_t mtime_ns(const struct stat& st) {
   return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 #endif
 }
-}  // namespace
 
-namespace {
 // Whether everything parse_catalog reads of the mapping [d, d + len) is small and in memory
 // (File::open_if_resident): the superblock, dataset directory and chunk index (one span from
 // offset 0) and the history footer's JSON and tail. A footer that refers to spilled metadata
