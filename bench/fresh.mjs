@@ -210,7 +210,7 @@ for (const { op, cs } of plan) {
   for (const c of cs) {
     const ts = rowsOf(c), ins = ts.map((t) => t.in_process_ms ?? t.seconds * 1000);
     let note = '';
-    if (c.name === 'tetration') note = `require ${f2(med(c, 'require_ms'))}, open ${f2(med(c, 'open_ms'))}, query ${f2(med(c, 'query_ms'))} (engine ${f2(med(c, 'engine_ms'))}), ${ts[0].threads} threads, ${ts[0].io_mode}`;
+    if (c.name === 'tetration') note = `require ${f2(med(c, 'require_ms'))}, open ${f2(med(c, 'open_ms'))}, query ${f2(med(c, 'query_ms'))} (engine ${f2(med(c, 'engine_ms'))}), ${ts[0].threads} threads, ${ts[0].io_mode}${(() => { const k = ts.filter((t) => t.read_by_pread).length; return k ? `, read by pread in ${k} of ${ts.length}` : ''; })()}`;
     md.push(`| ${op.what} | ${c.name} | ${f2(median(ins))} | ${f2(Math.min(...ins))}–${f2(Math.max(...ins))} | ${f2(med(c, 'wall_ms'))} | ${ts.reduce((s, t) => s + t.tries, 0)} | ${note} |`);
     c.inMs = median(ins);
   }
