@@ -1,6 +1,5 @@
 // Reading: open/close, catalog, execute a compiled plan, cancellation and progress, host facts.
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -8,7 +7,6 @@
 
 #include "napi/detached_worker.h"
 #include "napi/handles.h"
-#include "napi/job_threads.h"
 #include "napi/js_values.h"
 #include "napi/methods.h"
 #include "napi/promise_worker.h"
@@ -249,8 +247,10 @@ Napi::Value OpenFile(const Napi::CallbackInfo& info) {
 // open() on the calling (JS) thread where that cannot wait for the disk: a small catalog whose
 // pages are all in memory (File::open_if_resident), ~0.1 ms instead of a round trip through a
 // job thread (~1-2 ms in a fresh process on 2 cores). Undefined otherwise: the SDK then calls
-// openFile. The first one also starts the core's pool threads on a job thread, as OpenWorker's
-// after_posting does, so that the first query finds them.
+// openFile. It starts no thread: starting the core's pool from here (as OpenWorker's
+// after_posting does) doubled a fresh process's first open (0.5-0.7 → 0.9-1.5 ms, a thread
+// start on the JS thread and two more competing for the cores) and gained the first query
+// nothing measurable; the first query's engine starts the pool.
 Napi::Value OpenFileResident(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guard(env, [&]() -> Napi::Value {
@@ -259,14 +259,6 @@ Napi::Value OpenFileResident(const Napi::CallbackInfo& info) {
     opts.verify_footer = BoolArg(info, 1, "verifyFooter");
     std::shared_ptr<File> file = File::open_if_resident(path, opts);
     if (!file) return env.Undefined();
-    static std::atomic<bool> workers_started{false};
-    if (!workers_started.exchange(true)) {
-      try {
-        RunOnJobThread(&start_workers);
-      } catch (...) {
-        // no thread to spare now: the first query starts the pool itself
-      }
-    }
     return WrapFile(env, std::move(file));
   });
 }
