@@ -152,6 +152,34 @@ template <class S, class T> struct ScalarScan {
 
   explicit ScalarScan(const FoldRun& r) : run(r), units(scalar_units(r.sel)) {}
   mutable bool pread_used = false;  // the last scan read its tiles by pread (ReadPath)
+  mutable std::vector<std::pair<uint64_t, uint64_t>> pread_spans;  // ExecStats::pread_spans of the last scan
+
+  // The file byte ranges units [u0, u1) span (byte runs of raw tiles: byte_runs), merged, into
+  // pread_spans; none past ExecStats::kMaxPreadSpans.
+  void note_pread_spans(uint64_t u0, uint64_t u1) const {
+    std::vector<std::pair<uint64_t, uint64_t>> runs;
+    for (uint64_t ui = u0; ui < u1 && runs.size() <= ExecStats::kMaxPreadSpans; ++ui) {
+      const ScalarUnit& u = units[ui];
+      const TileSelection ts = run.sel.tile(u.tile);
+      const uint64_t payload = payload_offset(ts.linear_chunk);
+      if (ts.contiguous) {
+        runs.emplace_back(payload + (ts.first_offset + u.e0) * sizeof(S), (u.e1 - u.e0) * sizeof(S));
+        continue;
+      }
+      Selection::for_each_run(ts, run.sel.ndim, u.e0, u.e1, [&](uint64_t off, uint64_t m, const Axes&) {
+        runs.emplace_back(payload + off * sizeof(S), m * sizeof(S));
+      });
+    }
+    pread_spans.clear();
+    if (runs.size() > ExecStats::kMaxPreadSpans) return;
+    std::sort(runs.begin(), runs.end());
+    for (const auto& r : runs) {
+      if (!pread_spans.empty() && r.first <= pread_spans.back().first + pread_spans.back().second)
+        pread_spans.back().second = std::max(pread_spans.back().first + pread_spans.back().second, r.first + r.second) -
+                                    pread_spans.back().first;
+      else pread_spans.push_back(r);
+    }
+  }
 
   // One unit's elements (tile bytes at `base`) to the sink.
   template <class Sink>
@@ -394,6 +422,7 @@ template <class S, class T> struct ScalarScan {
         }
       }
       pread_used = by_pread;
+      if (by_pread) note_pread_spans(u0, u1);
       for (const auto& r : rounds) {
         const uint64_t r0 = std::max(r.first, t0);
         if (r0 >= r.second) continue;
@@ -844,6 +873,7 @@ template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res) {
     merge_finalize_scalar<T, F>(sf.k, states.data(), states.size(), run.sel.dataset.dtype, res);
     res.stats.io_mode = mode;
     res.stats.read_pread = sf.pread_used;
+    res.stats.pread_spans = std::move(sf.pread_spans);
     res.stats.threads_used = threads_used;
   });
 }
@@ -875,6 +905,7 @@ template <class S, class T> void fold_scalar_multi(FoldRun& run, QueryResult& re
   }
   res.stats.io_mode = mode;
   res.stats.read_pread = scan.pread_used;
+  res.stats.pread_spans = std::move(scan.pread_spans);
   res.stats.threads_used = threads_used;
 }
 

@@ -91,6 +91,11 @@ File::~File() {
   }
 }
 
+void File::populate(uint64_t offset, uint64_t len) const noexcept {
+  if (!owns_mapping_ || offset >= len_) return;
+  populate_read(base_ + offset, std::min(len, len_ - offset));
+}
+
 const cells::TablesRegion* File::tables() const {
   std::lock_guard<std::mutex> lock(tables_mu_);
   if (tables_parsed_) return tables_.get();

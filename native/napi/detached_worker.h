@@ -9,6 +9,7 @@
 #pragma once
 #include "napi/napi_config.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -36,10 +37,11 @@ class DetachedWorker {
   // the worker is deleted without it (on the job thread, or from a teardown-drained CallJs):
   // references must then be leaked, never deleted from the destructor.
   virtual void ReleaseJs(Napi::Env) {}
-  // Work for the job thread after the result is on its way to the JS thread (the worker itself
-  // may be gone by then, so a free function): none by default.
-  using AfterPosting = void (*)();
-  virtual AfterPosting after_posting() const { return nullptr; }
+  // Work for the job thread after the result is on its way to the JS thread: none by default.
+  // Taken from the worker just before posting (the worker itself may be gone when it runs, so it
+  // must own what it uses); it runs before the job counts as finished.
+  using AfterPosting = std::function<void()>;
+  virtual AfterPosting after_posting() { return nullptr; }
 
  private:
   static void CallJs(napi_env env, napi_value js_cb, void* context, void* data);

@@ -33,7 +33,7 @@ class OpenWorker : public DetachedWorker {
 
  protected:
   void Run() override { file_ = File::open(path_, opts_); }
-  AfterPosting after_posting() const override { return &start_workers; }
+  AfterPosting after_posting() override { return &start_workers; }
   Napi::Value Result(Napi::Env env) override { return WrapFile(env, std::move(file_)); }
 
  private:
@@ -113,6 +113,14 @@ class ExecuteWorker : public DetachedWorker {
   void ReleaseJs(Napi::Env env) override {
     if (output_.ref != nullptr) napi_delete_reference(env, output_.ref);
     output_.ref = nullptr;
+  }
+  // A scan that read by pread left its bytes unmapped: map them in now, off the answer's path, so
+  // the next scan of them reads a warm mapping instead of faulting (ExecStats::pread_spans).
+  AfterPosting after_posting() override {
+    if (result_.stats.pread_spans.empty()) return nullptr;
+    return [file = file_, spans = std::move(result_.stats.pread_spans)] {
+      for (const auto& s : spans) file->populate(s.first, s.second);
+    };
   }
 
  private:

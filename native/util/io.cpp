@@ -52,6 +52,20 @@ bool pages_resident(const void* p, uint64_t len) noexcept {
 #endif
 }
 
+void populate_read(const void* p, uint64_t len) noexcept {
+#if defined(__linux__)
+#ifndef MADV_POPULATE_READ
+  constexpr int MADV_POPULATE_READ = 22;  // Linux 5.14 (older headers lack it; older kernels say EINVAL)
+#endif
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (len == 0 || page <= 0) return;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p), first = a / uintptr_t(page) * uintptr_t(page);
+  ::madvise(reinterpret_cast<void*>(first), size_t((a - first) + len), MADV_POPULATE_READ);
+#else
+  (void)p, (void)len;
+#endif
+}
+
 namespace {
 constexpr size_t kHugePage = size_t(2) << 20;
 bool huge_scratch(size_t bytes) {

@@ -26,6 +26,11 @@ std::string errno_text(int err);
 // will not wait for the disk. False where it cannot tell (no mincore, a range it refuses).
 bool pages_resident(const void* p, uint64_t len) noexcept;
 
+// Maps the pages of [p, p + len) (in a file mapping) into this process's page tables now
+// (madvise MADV_POPULATE_READ, Linux 5.14+), so that later reads of them do not fault. Best
+// effort: nothing where the kernel cannot, and a page that is gone is skipped, never a signal.
+void populate_read(const void* p, uint64_t len) noexcept;
+
 // Access hints (posix_fadvise where available; a no-op elsewhere). len 0: to the end.
 enum class FileAdvice { Normal, Sequential, WillNeed };
 void advise_file(int fd, uint64_t offset, uint64_t len, FileAdvice advice) noexcept;

@@ -45,6 +45,10 @@ class File : public ChunkSource {
   // Throws TET_IO_FILE_CHANGED when the file's length or modification time differs from open,
   // or a page of the mapping vanished (truncation) during a read. Call before and after reads.
   void check_unchanged() const;
+  // Maps stored bytes [offset, offset + len) into the page tables now (util populate_read), so a
+  // later read through the mapping does not fault: what a scan read by pread would otherwise
+  // leave to the next scan. Clipped to the file; best effort, never throws.
+  void populate(uint64_t offset, uint64_t len) const noexcept;
   const std::string& path() const { return path_; }
   const uint8_t* base() const { return base_; }
 

@@ -38,6 +38,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tet/catalog.h"
@@ -167,6 +168,12 @@ struct ExecStats {
   Strategy strategy = Strategy::StreamingFold;
   IoMode io_mode = IoMode::ParallelChunks;
   bool read_pread = false;  // parallel chunks read by pread (ReadPath), not through the mapping
+  // Where a scan read by pread: the file byte ranges it read (ascending, merged), whose mapping
+  // pages a later scan of them (through the mapping) would fault in. The binding populates them
+  // after posting the answer (File::populate), off the query's path. Empty otherwise, and when
+  // there would be more than kMaxPreadSpans.
+  std::vector<std::pair<uint64_t, uint64_t>> pread_spans;
+  static constexpr size_t kMaxPreadSpans = size_t(1) << 16;
   uint32_t threads_used = 1;
   const char* simd = "scalar";     // "avx512" | "avx2" | "neon" | "scalar"
   uint64_t chunks_read = 0;
