@@ -37,20 +37,15 @@ std::string hex_bytes(const uint8_t* p, size_t n) {
   return "'" + s + "'";
 }
 
-struct Superblock {
-  uint32_t dataset_count, flags;
-  uint64_t index_offset, index_length;
-};
-
-Superblock parse_superblock(const uint8_t* d, uint64_t len) {
-  if (len < kSuperblockLen)
+SuperblockFields parse_superblock(const uint8_t* d, uint64_t len) {
+  SuperblockFields sb;
+  if (!read_superblock_fields(d, len, &sb))
     fail("TET_FORMAT_TRUNCATED", "file is " + u64s(len) + " bytes; the superblock needs 32");
   if (std::memcmp(d, "TETR", 4) != 0)
     fail("TET_FORMAT_BAD_MAGIC", "bad magic " + hex_bytes(d, 4) + " (want 'TETR')");
   uint32_t version = load_u32le(d + 4);
   if (version != 1)
     fail("TET_FORMAT_BAD_VERSION", "layout_version " + u64s(version) + " unsupported (only 1 is defined)");
-  Superblock sb{load_u32le(d + 8), load_u32le(d + 12), load_u64le(d + 16), load_u64le(d + 24)};
   if (sb.flags & ~uint32_t(1)) {
     char f[16];
     std::snprintf(f, sizeof f, "0x%08x", sb.flags);
@@ -142,7 +137,7 @@ ChunkEntry load_entry(const uint8_t* p, uint32_t* codec, uint32_t* reserved) {
 std::string tile_text(const std::array<uint64_t, 8>& t, uint32_t ndim) { return coords_text(t, ndim); }
 
 // Validates each row against the directory and the payload limit; counts rows per dataset.
-void parse_entries(const uint8_t* d, uint64_t len, const Superblock& sb, uint64_t entry_count, uint64_t limit,
+void parse_entries(const uint8_t* d, uint64_t len, const SuperblockFields& sb, uint64_t entry_count, uint64_t limit,
                    Catalog& cat, std::vector<uint64_t>& per_dataset) {
   cat.entries.reserve(static_cast<size_t>(entry_count));
   per_dataset.assign(cat.datasets.size(), 0);
@@ -235,9 +230,15 @@ void build_lookup(Catalog& cat, const std::vector<uint64_t>& per_dataset) {
 
 }  // namespace
 
+bool read_superblock_fields(const uint8_t* d, uint64_t len, SuperblockFields* out) noexcept {
+  if (len < kSuperblockLen) return false;
+  *out = SuperblockFields{load_u32le(d + 8), load_u32le(d + 12), load_u64le(d + 16), load_u64le(d + 24)};
+  return true;
+}
+
 Catalog parse_catalog(const uint8_t* d, uint64_t len, const OpenOptions& opts) {
   Catalog cat;
-  Superblock sb = parse_superblock(d, len);
+  SuperblockFields sb = parse_superblock(d, len);
   cat.file_len = len;
   cat.flags = sb.flags;
   cat.chunk_index_offset = sb.index_offset;

@@ -29,20 +29,19 @@ int64_t mtime_ns(const struct stat& st) {
 // offset 0) and the history footer's JSON and tail. A footer that refers to spilled metadata
 // (elsewhere in the file) says no, as does anything malformed (the full open reports it).
 bool catalog_resident(const uint8_t* d, uint64_t len) {
-  constexpr uint64_t kSuperblock = 32, kTail = 16;
-  if (len < kSuperblock || !pages_resident(d, kSuperblock)) return false;
-  const uint32_t flags = load_u32le(d + 12);
-  const uint64_t index_offset = load_u64le(d + 16), index_length = load_u64le(d + 24);
-  if (index_offset > len || index_length > len - index_offset) return false;
-  const uint64_t head = index_offset + index_length;
+  constexpr uint64_t kSuperblock = 32;
+  SuperblockFields sb;
+  if (len < kSuperblock || !pages_resident(d, kSuperblock) || !read_superblock_fields(d, len, &sb)) return false;
+  if (sb.index_offset > len || sb.index_length > len - sb.index_offset) return false;
+  const uint64_t head = sb.index_offset + sb.index_length;
   if (head > File::kResidentOpenMax || !pages_resident(d, std::max(head, kSuperblock))) return false;
-  if (!(flags & 1)) return true;
-  if (len < kSuperblock + kTail || !pages_resident(d + len - kTail, kTail)) return false;
+  if (!(sb.flags & 1)) return true;
+  if (len < kSuperblock + kFooterTailLen || !pages_resident(d + len - kFooterTailLen, kFooterTailLen)) return false;
   const uint64_t start = locate_footer_start(d, len);
   if (start >= len || len - start > File::kResidentOpenMax || !pages_resident(d + start, len - start)) return false;
   static constexpr char kSpill[] = "\"metadata_ref\"";
   const uint8_t* json = d + start;
-  const uint64_t json_len = len - start - kTail;
+  const uint64_t json_len = len - start - kFooterTailLen;
   return std::search(json, json + json_len, kSpill, kSpill + sizeof kSpill - 1) == json + json_len;
 }
 }  // namespace

@@ -26,10 +26,8 @@ namespace {
 // threads are started there too (after_posting), off the JS thread, while the caller plans its first query.
 class OpenWorker : public DetachedWorker {
  public:
-  OpenWorker(Napi::Env env, std::string path, bool verify_footer)
-      : DetachedWorker(env, "tetration:open", EnvInFlight(env)), path_(std::move(path)) {
-    opts_.verify_footer = verify_footer;
-  }
+  OpenWorker(Napi::Env env, std::string path, OpenOptions opts)
+      : DetachedWorker(env, "tetration:open", EnvInFlight(env)), path_(std::move(path)), opts_(opts) {}
 
  protected:
   void Run() override { file_ = File::open(path_, opts_); }
@@ -243,12 +241,20 @@ Napi::Value MergePartials(const Napi::CallbackInfo& info) {
   });
 }
 
+// The open calls' arguments: (path, verifyFooter).
+struct OpenArgs {
+  std::string path;
+  OpenOptions opts;
+  explicit OpenArgs(const Napi::CallbackInfo& info) : path(StringArg(info, 0, "path")) {
+    opts.verify_footer = BoolArg(info, 1, "verifyFooter");
+  }
+};
+
 Napi::Value OpenFile(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return GuardAsync(env, [&]() -> Napi::Value {
-    std::string path = StringArg(info, 0, "path");
-    bool verify_footer = BoolArg(info, 1, "verifyFooter");
-    return (new OpenWorker(env, std::move(path), verify_footer))->Start();
+    OpenArgs a(info);
+    return (new OpenWorker(env, std::move(a.path), a.opts))->Start();
   });
 }
 
@@ -262,10 +268,8 @@ Napi::Value OpenFile(const Napi::CallbackInfo& info) {
 Napi::Value OpenFileResident(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guard(env, [&]() -> Napi::Value {
-    OpenOptions opts;
-    std::string path = StringArg(info, 0, "path");
-    opts.verify_footer = BoolArg(info, 1, "verifyFooter");
-    std::shared_ptr<File> file = File::open_if_resident(path, opts);
+    OpenArgs a(info);
+    std::shared_ptr<File> file = File::open_if_resident(a.path, a.opts);
     if (!file) return env.Undefined();
     return WrapFile(env, std::move(file));
   });
@@ -274,10 +278,8 @@ Napi::Value OpenFileResident(const Napi::CallbackInfo& info) {
 Napi::Value OpenFileSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guard(env, [&]() -> Napi::Value {
-    OpenOptions opts;
-    std::string path = StringArg(info, 0, "path");
-    opts.verify_footer = BoolArg(info, 1, "verifyFooter");
-    return WrapFile(env, File::open(path, opts));
+    OpenArgs a(info);
+    return WrapFile(env, File::open(a.path, a.opts));
   });
 }
 

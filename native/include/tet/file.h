@@ -79,6 +79,14 @@ class File : public ChunkSource {
 // Parse and validate a whole file image into a Catalog (throws tet::Error).
 Catalog parse_catalog(const uint8_t* data, uint64_t len, const OpenOptions& opts);
 
+// The superblock's fields (layout_v1.md "Superblock") as stored, unchecked beyond the length:
+// false when `len` is shorter than the 32-byte superblock. parse_catalog validates them.
+struct SuperblockFields {
+  uint32_t dataset_count, flags;
+  uint64_t index_offset, index_length;
+};
+bool read_superblock_fields(const uint8_t* data, uint64_t len, SuperblockFields* out) noexcept;
+
 // Decode one stored payload into `out` (resized to entry.raw_byte_len).
 void decode_payload(const ChunkEntry& entry, const uint8_t* stored, ScratchBytes& out,
                     const std::string& context);
