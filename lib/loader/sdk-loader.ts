@@ -68,7 +68,7 @@ function readOptional(f: string | null): Buffer | undefined {
  * a process that answered none, as `tet info`); a process without the answered one writes it
  * when it answers.
  */
-function compile(name: string, file: string): Unit {
+function compile(name: string, file: string, text?: string): Unit {
   const debug = (what: string) => compileCacheDebug(name === 'sdk' ? what : `${name} ${what}`);
   if (off) debug('off');
   else if (!dir) debug('no-dir');
@@ -76,8 +76,9 @@ function compile(name: string, file: string): Unit {
   const stem = dir && hash ? join(dir, `${name}-${hash}-${process.version}-${process.arch}`) : null;
   const answeredFile = stem && `${stem}.answered.v8cache`, loadedFile = stem && `${stem}.loaded.v8cache`;
   // latin1: the bundles are ASCII (scripts/finish-dist.mjs), so this is a plain copy, and they
-  // are compiled as read (no concatenation V8 would flatten again).
-  const source = readFileSync(file, 'latin1');
+  // are compiled as read (no concatenation V8 would flatten again). `text`: the file's text as a
+  // slice of the bundle's (readTogether).
+  const source = text ?? readFileSync(file, 'latin1');
   for (const [f, isAnswered] of [[answeredFile, true], [loadedFile, false]] as const) {
     const cachedData = readOptional(f);
     if (!cachedData) continue;
@@ -120,6 +121,39 @@ function writeAnswered(): void {
 }
 
 const parts = new Map<string, unknown>();
+/** The parts' texts read with the bundle (readTogether), until each is compiled. */
+const partTexts = new Map<string, string>();
+
+const partFile = (name: string) => join(__dirname, `sdk-part-${name}.cjs`);
+
+/**
+ * The bundle's text and its parts' (`names`), read as one string and handed out as slices of it
+ * (V8 keeps a slice as a view of its parent: no copy). A string over 128 KiB lives in V8's large
+ * object space, which does not count towards the young generation's scavenge trigger; ~100 KB
+ * of part text read alone is a young string, and with Node's own start-up objects it put the
+ * young generation past that trigger, so a fresh process's first query paid a scavenge (~2-4 ms
+ * on a VM where fresh memory is slow to touch; docs/performance.md). A part that cannot be read
+ * here is read again, and its error thrown, where it is first used.
+ */
+function readTogether(bundle: string, names: string[]): string {
+  const bufs = [readFileSync(bundle)];
+  const read: string[] = [];
+  for (const name of names) {
+    try {
+      bufs.push(readFileSync(partFile(name)));
+      read.push(name);
+    } catch {
+      // compile() reads it again and reports why
+    }
+  }
+  const all = Buffer.concat(bufs).toString('latin1');
+  let at = bufs[0].length;
+  read.forEach((name, i) => {
+    partTexts.set(name, all.slice(at, at + bufs[i + 1].length));
+    at += bufs[i + 1].length;
+  });
+  return all.slice(0, bufs[0].length);
+}
 
 const hooks: LoaderHooks = {
   import: (specifier) => import(specifier),
@@ -131,9 +165,11 @@ const hooks: LoaderHooks = {
   part: (name) => {
     if (parts.has(name)) return parts.get(name);
     if (!hashes.has(name) && !BUNDLE_HASHES.startsWith('__')) throw new Error(`tetration: no SDK part named ${name}`);
-    const file = join(__dirname, `sdk-part-${name}.cjs`);
+    const file = partFile(name);
     const mod = moduleFor(file);
-    run(compile(name, file), mod, file);
+    const text = partTexts.get(name);
+    partTexts.delete(name);
+    run(compile(name, file, text), mod, file);
     parts.set(name, mod.exports);
     return mod.exports;
   },
@@ -151,7 +187,9 @@ const LAZY_PARTS = Symbol.for('tetration.sdk.lazyParts');
 
 function load(): unknown {
   const bundle = join(__dirname, 'sdk.cjs');
-  const unit = compile('sdk', bundle);
+  const eager = (globalThis as Record<symbol, unknown>)[LAZY_PARTS] !== true;
+  const partNames = [...hashes.keys()].filter((name) => name !== 'sdk');
+  const unit = compile('sdk', bundle, eager && partNames.length > 0 ? readTogether(bundle, partNames) : undefined);
   const mod = moduleFor(bundle);
   M._cache[bundle] = mod;  // require('tetration/dist/sdk.cjs') gets this instance
   try {
@@ -160,9 +198,8 @@ function load(): unknown {
     delete M._cache[bundle];
     throw e;
   }
-  if ((globalThis as Record<symbol, unknown>)[LAZY_PARTS] !== true) {
-    for (const name of hashes.keys()) {
-      if (name === 'sdk') continue;
+  if (eager) {
+    for (const name of partNames) {
       try {
         hooks.part(name);
       } catch {

@@ -112,6 +112,28 @@ describe('the code cache of dist/index.cjs', () => {
     expect(child({ TET_COMPILE_CACHE_DIR: dir }).events).toEqual(['accepted answered']);
   });
 
+  it('a plain require reads the bundle and its parts as one large string: no part text in the young generation', () => {
+    // V8 keeps strings over 128 KiB in its large object space (outside the young generation's
+    // scavenge trigger) and a slice of a string as a view of it. Read alone, the ~100 KB validator
+    // part is a young string; read with the bundle, the large object spaces grow by both files.
+    const texts = ['sdk.cjs', ...readdirSync(join(ROOT, 'dist')).filter((f) => /^sdk-part-\w+\.cjs$/.test(f))]
+      .reduce((n, f) => n + statSync(join(ROOT, 'dist', f)).size, 0);
+    const grew = (lazy: boolean) => {
+      const r = spawnSync(process.execPath, ['-e', `
+        const v8 = require('node:v8');
+        const lo = () => v8.getHeapSpaceStatistics().filter((s) => /large_object_space$/.test(s.space_name) && !/code|shared/.test(s.space_name))
+          .reduce((n, s) => n + s.space_used_size, 0);
+        const before = lo();
+        ${lazy ? "globalThis[Symbol.for('tetration.sdk.lazyParts')] = true; " : ''}const t = require(${JSON.stringify(dist)});
+        process.stdout.write(String(lo() - before));`], { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DIR: join(work, 'c-lo') } });
+      expect(r.status, r.stderr).toBe(0);
+      return Number(r.stdout);
+    };
+    expect(grew(false)).toBeGreaterThanOrEqual(texts);
+    // lazy parts (the CLI): only the bundle's text is read at require
+    expect(grew(true)).toBeLessThan(texts);
+  });
+
   it('a process that exits right after its answer still writes the answered cache (the CLI too)', () => {
     const quick = join(work, 'c8');
     const exitAfterAnswer = `
