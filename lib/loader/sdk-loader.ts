@@ -16,7 +16,7 @@
 // by itself (then a fresh one replaces it). TET_NO_COMPILE_CACHE=1: compiled from source, no
 // cache read or written.
 // Named imports, no __toESM copies of the builtins (lib/loader/cache-dir.ts).
-import { readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
@@ -133,26 +133,48 @@ const partFile = (name: string) => join(__dirname, `sdk-part-${name}.cjs`);
  * of part text read alone is a young string, and with Node's own start-up objects it put the
  * young generation past that trigger, so a fresh process's first query paid a scavenge (~2-4 ms
  * on a VM where fresh memory is slow to touch; docs/performance.md). A part that cannot be read
- * here is read again, and its error thrown, where it is first used.
+ * here (missing) is read again, and its error thrown, where it is first used; anything else
+ * going wrong here reads every file on its own.
  */
-function readTogether(bundle: string, names: string[]): string {
-  const bufs = [readFileSync(bundle)];
-  const read: string[] = [];
-  for (const name of names) {
-    try {
-      bufs.push(readFileSync(partFile(name)));
-      read.push(name);
-    } catch {
-      // compile() reads it again and reports why
-    }
+function readTogether(bundle: string, names: string[]): string | undefined {
+  try {
+    return readAll(bundle, names);
+  } catch {
+    partTexts.clear();
+    return undefined;  // each file read on its own, as without parts
   }
-  const all = Buffer.concat(bufs).toString('latin1');
-  let at = bufs[0].length;
-  read.forEach((name, i) => {
-    partTexts.set(name, all.slice(at, at + bufs[i + 1].length));
-    at += bufs[i + 1].length;
-  });
-  return all.slice(0, bufs[0].length);
+}
+
+function readAll(bundle: string, names: string[]): string {
+  // [part name ('' for the bundle), file, size]; a missing part is left to compile() to report
+  const files = [['', bundle], ...names.map((n) => [n, partFile(n)]).filter(([, f]) => existsSync(f))]
+    .map(([name, f]) => ({ name, f, size: statSync(f).size }));
+  // One buffer for all (no copy of each file's bytes into a concatenation: fresh memory is dear).
+  const buf = Buffer.allocUnsafeSlow(files.reduce((n, x) => n + x.size, 0));
+  let at = 0;
+  for (const { f, size } of files) {
+    const fd = openSync(f, 'r');
+    try {
+      for (let got = 0; got < size;) {
+        const n = readSync(fd, buf, at + got, size - got, got);
+        if (n === 0) throw new Error(`tetration: ${f} changed while it was read`);
+        got += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    at += size;
+  }
+  const all = buf.toString('latin1');
+  at = 0;
+  let bundleText = '';
+  for (const { name, size } of files) {
+    const text = all.slice(at, at + size);
+    if (name) partTexts.set(name, text);
+    else bundleText = text;
+    at += size;
+  }
+  return bundleText;
 }
 
 const hooks: LoaderHooks = {
