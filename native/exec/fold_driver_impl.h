@@ -271,14 +271,16 @@ template <class S, class T> struct ScalarScan {
   // Unit ui (byte runs of a raw tile: byte_runs) to the sink, read through the mapping or by
   // pread, a call per run, into this thread's buffer (kept for the thread's later scans: fresh
   // memory is dear). Either way the unit's elements reach the sink in the same order.
+  // The tile is counted by its first unit (e0 == 0) unless `count` is false (the measurement's
+  // units: counted once the way is chosen, read_measured_count).
   template <class Sink>
   void fold_unit_read(Sink& sink, uint64_t ui, const ScalarUnit& u, bool pread, ScratchBytes& scratch,
-                      std::vector<T>& buf) const {
+                      std::vector<T>& buf, bool count = true) const {
     const TileSelection ts = run.sel.tile(u.tile);
-    if (!pread) {  // (the measurement's mapped units: the tile counted by its first unit, as below)
+    if (!pread) {  // (the measurement's mapped units)
       const TileView v = run.fetcher.view(ts, scratch);
       unit(sink, ui, ts, v.data, u.e0, u.e1, buf);
-      if (u.e0 == 0) run.fetcher.count(ts);
+      if (count && u.e0 == 0) run.fetcher.count(ts);
       return;
     }
     const ChunkSource& src = run.fetcher.source();
@@ -298,7 +300,30 @@ template <class S, class T> struct ScalarScan {
       });
       sink(ui, ts, u.e0, dense_elems<S, T>(area, len, buf), len);
     }
-    if (u.e0 == 0) run.fetcher.count(ts);
+    if (count && u.e0 == 0) run.fetcher.count(ts);
+  }
+
+  // Counts the tiles of the measurement's units (each one unit) once the scan's way is chosen:
+  // by pread, the rounds count a tile at its first unit, so a measured first unit counts its tile
+  // here; through the mapping, the rounds count every tile they fetch or acquire, so only a tile
+  // whose units were all measured is counted here. (Counted as they were read, a tile whose first
+  // unit the measurement read through the mapping was counted again by the mapped rounds.)
+  void read_measured_count(const std::vector<uint64_t>& measured, bool by_pread) const {
+    for (size_t i = 0; i < measured.size(); ++i) {
+      const ScalarUnit& u = units[measured[i]];
+      if (by_pread) {
+        if (u.e0 == 0) run.fetcher.count(run.sel.tile(u.tile));
+        continue;
+      }
+      bool first = true;  // the first measured unit of its tile
+      uint32_t of_tile = 0;
+      for (size_t j = 0; j < measured.size(); ++j) {
+        if (units[measured[j]].tile != u.tile) continue;
+        first = first && j >= i;
+        ++of_tile;
+      }
+      if (first && of_tile == u.tile_units) run.fetcher.count(run.sel.tile(u.tile));
+    }
   }
 
   // Units [u0, u1) to the sink (each exactly once, in any order and on any thread).
@@ -414,10 +439,11 @@ template <class S, class T> struct ScalarScan {
             const bool pread = k % 2 == 1;
             if (pread) reserve_read_area((u.e1 - u.e0) * sizeof(S));
             const auto a = clock::now();
-            fold_unit_read(sink, order[tasks[k].k0], u, pread, scratch[slot], bufs[slot]);
+            fold_unit_read(sink, order[tasks[k].k0], u, pread, scratch[slot], bufs[slot], false);
             per_byte[k] = std::chrono::duration<double>(clock::now() - a).count() / double((u.e1 - u.e0) * sizeof(S));
           });
           by_pread = per_byte[1] < per_byte[0] && per_byte[3] < per_byte[2];
+          read_measured_count({order[tasks[0].k0], order[tasks[1].k0], order[tasks[2].k0], order[tasks[3].k0]}, by_pread);
           t0 = 4;
         }
       }
