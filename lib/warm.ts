@@ -1,8 +1,8 @@
 // The moment the SDK has answered its first query in this process: by then V8 has compiled the
 // functions a query runs (validation, planning, the response), and the package loader
 // (lib/loader/sdk-loader.ts) takes its code cache then, so the next process starts with them
-// compiled. Told once, on a later turn of the event loop (or at exit, if that comes first), never
-// inside a query.
+// compiled. Told once; the loader writes on a later turn of the event loop (or at exit, if that
+// comes first), never inside a query, and schedules nothing where its caches were accepted.
 import { loaderHooks } from './loader/hooks';
 
 let answered = false;
@@ -11,13 +11,7 @@ let answered = false;
 export function markAnswered<T>(value: T): T {
   if (!answered) {
     answered = true;
-    const hooks = loaderHooks();
-    if (hooks) {
-      setImmediate(() => hooks.answered());
-      // A process that exits before that turn (the CLI ends once its command settled) tells it
-      // at exit, ahead of the loader's own exit listener, which would take the load-time cache.
-      process.prependOnceListener('exit', () => hooks.answered());
-    }
+    loaderHooks()?.answered();
   }
   return value;
 }

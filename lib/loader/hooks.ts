@@ -4,7 +4,10 @@
 export interface LoaderHooks {
   /** import() from a module Node's loader loaded (a vm script has no loader of its own). */
   import(specifier: string): Promise<unknown>;
-  /** The first answer of this process came: the loader takes its code cache. */
+  /**
+   * The first answer of this process came: the loader takes the code caches it has not accepted
+   * on a later turn of the event loop (or at exit, if that comes first).
+   */
   answered(): void;
   /**
    * The exports of a part of the bundle built as a file of its own (dist/sdk-part-<name>.cjs:

@@ -20,22 +20,26 @@ const N = 3000;
 const values = Float32Array.from({ length: N }, (_, i) => Math.fround(Math.sin(i) * 100 + i / 7));
 const wantMean = values.reduce((s, v) => s + v, 0) / N;
 
-// One query in a fresh process: the mean, and whether dist/sdk.cjs is the loaded instance.
+// One query in a fresh process (the mean, or the document in argv[2]): the mean, whether
+// dist/sdk.cjs is the loaded instance, and the process's 'exit' listeners before and after it.
 const CHILD = `
 const t = require(${JSON.stringify(dist)});
 (async () => {
   const f = await t.open(process.argv[1]);
-  const r = await f.query({ dataset: 'x', mean: [] }, { preview: 0 });
-  process.stdout.write(JSON.stringify({ mean: r.execution.operation_mean, same: require(${JSON.stringify(join(ROOT, 'dist', 'sdk.cjs'))}) === t }));
+  const exitBefore = process.listenerCount('exit');
+  const r = await f.query(process.argv[2] ? JSON.parse(process.argv[2]) : { dataset: 'x', mean: [] }, { preview: 0 });
+  process.stdout.write(JSON.stringify({ mean: r.execution.operation_mean, same: require(${JSON.stringify(join(ROOT, 'dist', 'sdk.cjs'))}) === t,
+    exitBefore, exitAfter: process.listenerCount('exit') }));
 })();
 `;
 
-function child(env: Record<string, string>) {
-  const r = spawnSync(process.execPath, ['-e', CHILD, file], { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DEBUG: '1', ...env } });
+function child(env: Record<string, string>, doc?: object) {
+  const r = spawnSync(process.execPath, ['-e', CHILD, file, ...(doc ? [JSON.stringify(doc)] : [])],
+    { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DEBUG: '1', ...env } });
   expect(r.status, r.stderr).toBe(0);
   const lines = r.stderr.split('\n').filter((l) => l.startsWith('tetration: code cache ')).map((l) => l.slice('tetration: code cache '.length));
   return {
-    out: JSON.parse(r.stdout) as { mean: number; same: boolean },
+    out: JSON.parse(r.stdout) as { mean: number; same: boolean; exitBefore: number; exitAfter: number },
     events: lines.filter((l) => !l.startsWith('validate ')),  // dist/sdk.cjs
     validate: lines.filter((l) => l.startsWith('validate ')).map((l) => l.slice('validate '.length)),  // the part
   };
@@ -70,6 +74,27 @@ describe('the code cache of dist/index.cjs', () => {
     expect(b.events).toEqual(['accepted answered']);
     expect(b.validate).toEqual(['accepted answered']);
     expect(b.out.mean).toBe(a.out.mean);
+    // The writer left a listener to write at exit; a process whose caches were all accepted
+    // schedules nothing (no timer, no listener) on its first answer.
+    expect(a.out.exitAfter).toBe(a.out.exitBefore + 1);
+    expect(b.out.exitAfter).toBe(b.out.exitBefore);
+  });
+
+  it("the validator's cache holds all of it, whatever the shape of the query that wrote it", () => {
+    // V8 compiles a function at its first call, and a cache holds what was compiled when it was
+    // taken: without the part's compileAll, a cache written after a plain mean held fewer of the
+    // validator's functions than one written after a histogram of a strided range (~59 vs ~72 KB),
+    // and a later process whose first query had another shape compiled the rest on its path.
+    const size = (name: string, doc?: object) => {
+      const dir = join(work, name);
+      expect(child({ TET_COMPILE_CACHE_DIR: dir }, doc).validate).toEqual(['none', 'written answered']);
+      const part = cacheFiles(dir).find((f) => f.startsWith('validate-'))!;
+      return statSync(join(dir, part)).size;
+    };
+    const plain = size('c-shape1');
+    const other = size('c-shape2', { dataset: 'x', histogram: { bins: 4, axes: [] }, selection: [{ start: 1, stop: 2000, step: 3 }] });
+    expect(plain).toBeGreaterThan(0);
+    expect(plain).toBe(other);
   });
 
   it('a corrupted or truncated cache is rejected, the answer is the same, a good one replaces it', () => {

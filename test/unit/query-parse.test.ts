@@ -4,6 +4,7 @@ import { TetError, TetQueryError } from '../../lib/errors';
 import { parseQueryText, validateQuery, queryJsonSchema, detectQueryFormat } from '../../lib/query';
 import { queryOperation } from '../../lib/query/document';
 import { textNestingDepth } from '../../lib/query/parse';
+import { compileAll, validate } from '../../lib/query/generated/validate.js';
 
 function codeOf(fn: () => unknown): string {
   try {
@@ -127,6 +128,15 @@ describe('rejections (cases.json query_error / bad_query shapes)', () => {
     expect(messageOf(() => validateQuery({ dataset: 't', sum: -1 }))).toMatch(/^query \$\.sum: expected an axis spec: .*found -1$/);
     expect(messageOf(() => validateQuery({ dataset: 't', execution: { foo: 1 } })))
       .toMatch(/^query \$\.execution: unknown key "foo" \(allowed: memory_budget_bytes, /);
+  });
+
+  it("the generated validator's compileAll (run by the package loader before it takes a code cache) changes no answer", () => {
+    compileAll();  // every validation function called with no data: each fails, leaving errors behind
+    expect(validate({ dataset: 't', mean: [], selection: [{ start: 1, stop: 5 }, {}] })).toBe(true);
+    expect(validate.errors).toBeNull();
+    expect(messageOf(() => validateQuery({ dataset: 't', selection: [{}, { step: 0 }] }))).toContain('$.selection[1].step');
+    compileAll();
+    expect(validateQuery({ dataset: 't', histogram: { bins: 3 } })).toEqual({ dataset: 't', histogram: { bins: 3 } });
   });
 });
 

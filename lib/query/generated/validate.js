@@ -2791,3 +2791,6 @@ validate21.errors = vErrors;
 return errors === 0;
 }
 
+export function compileAll() {
+  for (const f of [validate23, validate25, validate27, validate22, validate38, validate44, validate47, validate49, validate51, validate57, validate54, validate83, validate88, validate93, validate99, validate21]) f(undefined);
+}
