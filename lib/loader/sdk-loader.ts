@@ -17,7 +17,7 @@
 // cache read or written.
 // Named imports, no __toESM copies of the builtins (lib/loader/cache-dir.ts).
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import Module from 'node:module';
+import { Module } from 'node:module';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { compileCacheDebug, compileCacheDir, compileCacheOff, writeCacheFile } from './cache-dir';
