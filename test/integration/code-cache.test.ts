@@ -94,7 +94,9 @@ describe('the code cache of dist/index.cjs', () => {
     const plain = size('c-shape1');
     const other = size('c-shape2', { dataset: 'x', histogram: { bins: 4, axes: [] }, selection: [{ start: 1, stop: 2000, step: 3 }] });
     expect(plain).toBeGreaterThan(0);
-    expect(plain).toBe(other);
+    // The same functions compiled either way: equal sizes on Node 20; V8 12/13 (Node 22, 24) may
+    // differ by a few bytes (16 of 112 KB seen). Without compileAll they differed by ~18 %.
+    expect(Math.abs(plain - other)).toBeLessThanOrEqual(Math.max(plain, other) * 0.02);
   });
 
   it('a corrupted or truncated cache is rejected, the answer is the same, a good one replaces it', () => {
