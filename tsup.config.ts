@@ -38,6 +38,17 @@ const lazyChildProcess: Plugin = {
   },
 };
 
+// The bundled table and bar packages measure text through lib/cli/string-width.cjs: string-width
+// with the common case (a string of width-1 characters, as every `tet` table and bar holds) taken
+// without its regular expressions (~2 ms of `tet info`: that file says why).
+const narrowStringWidth: Plugin = {
+  name: 'tet-narrow-string-width',
+  setup(build) {
+    const shim = resolve('lib/cli/string-width.cjs');
+    build.onResolve({ filter: /^string-width$/ }, (args) => (resolve(args.importer) === shim ? undefined : { path: shim }));
+  },
+};
+
 // The SDK's and the CLI's bundles are whitespace-minified (comments and indentation out, names
 // kept, so stack traces still name functions), with lines wrapped near 120 characters, so that the
 // source line Node prints under an uncaught error stays one line. A fresh process reads, copies
@@ -68,9 +79,9 @@ const sdkParts: Plugin = {
   },
 };
 
-// The CLI's chunks (dist/cli-*.cjs, beside dist/index.cjs) carry content hashes in their names:
-// remove the old ones when this config loads, or they would pile up (tsup's own `clean` would
-// empty all of dist/); the SDK's parts too (scripts/finish-dist.mjs wraps them in place).
+// Chunks of earlier split CLI builds (dist/cli-*.cjs) and the SDK's parts (scripts/finish-dist.mjs
+// wraps them in place) carry hashes in their names: remove them when this config loads, or they
+// would pile up (tsup's own `clean` would empty all of dist/).
 rmSync('dist/cli', { recursive: true, force: true });  // where earlier builds put them
 for (const f of existsSync('dist') ? readdirSync('dist') : []) {
   if (/^(cli-|sdk-part-).+\.cjs(\.map)?$/.test(f)) rmSync(`dist/${f}`, { force: true });
@@ -120,23 +131,29 @@ export default defineConfig([
     outExtension: () => ({ js: '.cjs' }),
   },
   {
-    // Split at the CLI's dynamic imports (the views of format.ts, loaded when a response is
-    // printed): `tet --version` compiles only the 48 KB entry, and the SDK is required by
-    // lib/cli/sdk.ts when a command needs it (docs/performance.md "CLI start-up").
+    // One file, dist/cli.cjs (~180 KB): every command loaded the entry and its shared chunk
+    // anyway, and one text over 128 KiB is a large-object string to V8, outside the young
+    // generation that a split CLI's texts (and the copies the compile cache's wrapper makes of
+    // them) filled to a scavenge of their own (~0.5 ms of every `tet` command: docs/performance.md
+    // "CLI start-up"). The views of format.ts still run on first use (their module's
+    // initialisation is deferred by esbuild); the SDK is required by lib/cli/sdk.ts when a
+    // command needs it.
     entry: { cli: 'lib/cli/main.ts' },
     format: ['cjs'],
-    splitting: true,
-    esbuildPlugins: [sdkAsPackage, lazyChildProcess],
+    splitting: false,
+    esbuildPlugins: [sdkAsPackage, lazyChildProcess, narrowStringWidth],
     // Bundled: no module resolution of their files at run time (string-width's alone was ~3 ms
     // of `tet info`); cli-table3 and cli-progress still load on first use (lib/cli/lazy.ts).
     noExternal: ['commander', 'cli-table3', 'cli-progress'],
-    // CommonJS chunks are converted from ES ones: import.meta.url (lib/cli/lazy.ts) must become
-    // a __filename URL there, or the chunk does not even parse.
+    // import.meta.url (lib/cli/lazy.ts) must become a __filename URL in CommonJS.
     shims: true,
     sourcemap: true,
     clean: false,
     esbuildOptions(options) {
-      options.chunkNames = 'cli-[name]-[hash]';
+      // import() becomes require(): of the SDK (lib/cli/sdk.ts: the external ./index.cjs) and of
+      // the bundle's own format.ts. bin/compile-cache.js leaves a module with an import() to
+      // Node's compile (no code cache), and Node 20 has no import() in vm-compiled code.
+      options.supported = { ...options.supported, 'dynamic-import': false };
       wrapLines(options);
     },
     ...compact,

@@ -1,6 +1,6 @@
 // The SDK (lib/index.ts), loaded by the first command that needs it instead of at start-up:
-// `tet --version`, `tet --help` and `tet qhist list` never compile it (dist/cli.cjs is built
-// with code splitting, so the SDK is a chunk of its own; docs/performance.md "CLI start-up").
+// `tet --version`, `tet --help` and `tet qhist list` never compile it (the import() becomes a
+// require of the package's own dist/index.cjs in dist/cli.cjs; docs/performance.md "CLI start-up").
 // Only the public API, as everywhere in cli/: value imports of lib/ go through here, types are
 // imported with `import type`.
 import type * as Sdk from '../index';

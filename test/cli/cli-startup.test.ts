@@ -2,8 +2,9 @@
 // run commander and the CLI's entry only, not the SDK (dist/index.cjs) or the addon; `tet info`
 // and `tet query` load the SDK but none of the converters' packages, the TOML parser, the
 // progress bar or the plotting libraries. Which modules, not how long (no timings in tests): a
-// child process records every file it requires; the CLI's own chunks are named by the lib/
-// modules they hold (the sources of each chunk's source map: the bundles are minified). The
+// child process records every file it requires; a dist file stands for the lib/ modules it
+// holds (the sources of its source map: the bundles are minified), less those esbuild wraps for
+// a deferred start (an init function named by the module's path) whose init never ran. The
 // packages bundled into the CLI (commander, cli-table3, cli-progress: tsup.config.ts) are counted
 // as loaded when their code ran: V8's coverage of the child (NODE_V8_COVERAGE) says which
 // functions were called, and a function whose source map entry is a node_modules/<pkg>/ file
@@ -43,18 +44,32 @@ require(${JSON.stringify(CLI)});
 
 interface Loaded { packages: Set<string>; modules: Set<string>; builtins: Set<string>; addon: boolean; sdk: boolean }
 
-interface V8Coverage { result: { url: string; functions: { ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[] }
+interface V8Coverage {
+  result: { url: string; functions: { functionName: string; ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[];
+}
 
 /** The source map of dist file `file` (tsup writes `<file>.map` beside each bundle). */
 function sourceMapOf(file: string): SourceMap {
   return new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
 }
 
-/** The lib/ and schema/ files bundled into dist file `file`, by its source map. */
-function bundledModules(file: string): string[] {
+/**
+ * The lib/ and schema/ files bundled into dist file `file` (by its source map) that started in
+ * the child: all but those with a deferred init (esbuild's `__esm({"lib/x.ts"() {...}})`, a
+ * function named by the path) that the child's coverage `cov` shows was never called.
+ */
+function bundledModules(file: string, cov: V8Coverage[]): string[] {
+  const url = pathToFileURL(file).href;
+  const notStarted = new Set<string>();
+  for (const c of cov) {
+    for (const script of c.result) {
+      if (script.url !== url) continue;
+      for (const fn of script.functions) if (fn.ranges[0]?.count === 0) notStarted.add(fn.functionName);
+    }
+  }
   return sourceMapOf(file).payload.sources
     .map((src) => src.replace(/^(\.\.\/)+/, ''))
-    .filter((src) => /^(lib|schema)\//.test(src));
+    .filter((src) => /^(lib|schema)\//.test(src) && !notStarted.has(src));
 }
 
 /** The packages bundled into dist file `file` whose code ran, by the child's coverage `cov`. */
@@ -113,7 +128,7 @@ function loadedBy(args: string[]): Loaded {
       else if (f.endsWith('.node')) addon = true;
       else if (f === join(ROOT, 'dist/index.cjs')) sdk = true;
       else if (f.startsWith(join(ROOT, 'dist'))) {
-        for (const m of bundledModules(f)) modules.add(m);
+        for (const m of bundledModules(f, cov)) modules.add(m);
         for (const p of bundledPackagesRun(f, cov)) packages.add(p);
       } else if (!f.startsWith('/')) builtins.add(f.replace(/^node:/, ''));
     }
