@@ -15,7 +15,8 @@
 //   needs --experimental-vm-modules, and the main-context loader constant loses its referrer once
 //   the code comes from a cache ("A dynamic import callback was not specified").
 // A cache file is keyed by the module's path, size and mtime and the command, and V8 checks it
-// against the source again (a mismatch is rejected and rewritten). Anything unexpected falls back
+// against the source again (a mismatch is rejected and rewritten); a write removes the entries it
+// replaces and month-old ones (dist/cache-dir.cjs pruneCacheDir). Anything unexpected falls back
 // to Node's own compile. TET_NO_COMPILE_CACHE=1 turns it off. Only the CLI calls this:
 // require('tetration') never patches the module loader (the SDK bundle's own cache is
 // dist/index.cjs's: lib/loader/sdk-loader.ts).
@@ -23,6 +24,10 @@ const Module = require('node:module');
 
 // An import( that is not a method call (.import() / x_import()): such a module is left to node.
 const DYNAMIC_IMPORT = /(?<![\w$.])import\s*\(/;
+// A cache entry (`<path hash>-<size>-<mtime>-<command>.v8`: the path hash and the command are
+// groups 1 and 2) and a directory of them (`cli-<arch>-<V8 version>`).
+const ENTRY = /^([0-9a-f]{8})-\d+-\d+-([a-z]{2,12})\.v8$/;
+const CLI_DIR = /^cli-[a-z0-9]+-\d+\.\d+\.\d+\.\d+(?:-node\.\d+)?$/;
 
 function fnv1a(text) {
   let h = 0x811c9dc5;
@@ -79,7 +84,19 @@ function enable() {
   };
 
   process.once('exit', () => {
-    for (const [file, script] of fresh) cacheDir.writeCacheFile(file, script.createCachedData());
+    if (fresh.length === 0) return;
+    const written = fresh.filter(([file, script]) => cacheDir.writeCacheFile(file, script.createCachedData()))
+      .map(([file]) => path.basename(file));
+    // The directory tidied (cache-dir.ts pruneCacheDir): an entry of the same module and command
+    // with another size or mtime is of a file since replaced; entries unwritten for a month, and
+    // the directories of other V8 versions unwritten for a month, go too.
+    const replaced = new Set(written.map((name) => ENTRY.exec(name)).filter(Boolean).map((m) => `${m[1]}-${m[2]}`));
+    cacheDir.pruneCacheDir(dir, (name, isDir) => !isDir && ENTRY.test(name), (name) => {
+      const m = ENTRY.exec(name);
+      return m !== null && replaced.has(`${m[1]}-${m[2]}`) && !written.includes(name);
+    });
+    const own = path.basename(dir);
+    cacheDir.pruneCacheDir(path.dirname(dir), (name, isDir) => isDir && CLI_DIR.test(name) && name !== own);
   });
   return 'vm';
 }

@@ -4,10 +4,12 @@
 // TET_COMPILE_CACHE_DIR, else <tmpdir>/tetration-<uid>, created mode 0700 and checked (a real
 // directory, owned by this uid, writable by no one else) on every use. Windows has no uid: there
 // the per-user tmpdir is the guard. TET_NO_COMPILE_CACHE=1 turns every cache off;
-// TET_COMPILE_CACHE_DEBUG=1 reports on stderr what each one did.
+// TET_COMPILE_CACHE_DEBUG=1 reports on stderr what each one did. A write tidies the directory it
+// wrote to (pruneCacheDir): caches it replaces, caches unwritten for CACHE_MAX_AGE_MS, writes cut
+// short, so the directory does not grow with every upgrade of the package or of Node.
 // Named imports: a default import of a builtin becomes esbuild's __toESM copy of all its
 // properties, whose getters load more of node (~1 ms of every start).
-import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -50,5 +52,48 @@ export function writeCacheFile(file: string, data: Uint8Array): boolean {
   } catch {
     try { rmSync(tmp, { force: true }); } catch { /* a cache is optional */ }
     return false;
+  }
+}
+
+/**
+ * How long a cache may go unwritten before a write beside it removes it. V8 has a cache rewritten
+ * only when it rejects it, so one still in use can be this old: it is then written once more.
+ */
+export const CACHE_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+/** An interrupted writeCacheFile leaves `<file>.<pid>.<random>.tmp`; removed once a day old. */
+const TMP_NAME = /\.\d+\.[0-9a-z]+\.tmp$/;
+const TMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Tidies `dir` after a cache was written there: removes each entry `ours` recognises (a cache
+ * file, or a directory of caches) that `superseded` says the new cache replaces or that is older
+ * than CACHE_MAX_AGE_MS, and the leftovers of interrupted writes of such files. Anything else is
+ * left alone, a link is never followed, and a failure only leaves an entry where it was (a cache
+ * is optional).
+ */
+export function pruneCacheDir(dir: string, ours: (name: string, isDir: boolean) => boolean,
+  superseded: (name: string) => boolean = () => false, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const tmp = TMP_NAME.test(name);
+    const path = join(dir, name);
+    try {
+      const st = lstatSync(path);
+      const isDir = st.isDirectory();
+      if (!isDir && !st.isFile()) continue;
+      const age = now - st.mtimeMs;
+      if (tmp) {
+        if (!isDir && ours(name.replace(TMP_NAME, ''), false) && age > TMP_MAX_AGE_MS) rmSync(path, { force: true });
+      } else if (ours(name, isDir) && ((!isDir && superseded(name)) || age > CACHE_MAX_AGE_MS)) {
+        rmSync(path, { recursive: isDir, force: true });
+      }
+    } catch {
+      // removed meanwhile, or not removable: left as it is
+    }
   }
 }

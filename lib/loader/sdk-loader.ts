@@ -18,9 +18,9 @@
 // Named imports, no __toESM copies of the builtins (lib/loader/cache-dir.ts).
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { Module } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Script } from 'node:vm';
-import { compileCacheDebug, compileCacheDir, compileCacheOff, writeCacheFile } from './cache-dir';
+import { compileCacheDebug, compileCacheDir, compileCacheOff, pruneCacheDir, writeCacheFile } from './cache-dir';
 import type { LoaderHooks } from './hooks';
 
 // `sdk=<hash>;<part>=<hash>...`: replaced by scripts/finish-dist.mjs.
@@ -130,13 +130,34 @@ function cachedData(u: Unit): Buffer {
   return u.script.createCachedData();
 }
 
+/** A cache file of this loader's: `<name>-<hash>-<node version>-<arch>.<answered|loaded>.v8cache`. */
+const CACHE_FILE = /^[a-z][a-z0-9]*-[0-9a-f]+-v\d+\.\d+\.\d+-[a-z0-9]+\.(?:answered|loaded)\.v8cache$/;
+let tidied = false;
+
+/**
+ * After this process wrote caches (`written`): the directory tidied, once (cache-dir.ts
+ * pruneCacheDir): the loaded cache of a unit whose answered one was written is never read again,
+ * and caches of other builds or Node versions go once unwritten for CACHE_MAX_AGE_MS.
+ */
+function tidy(written: string[]): void {
+  if (tidied || !dir || written.length === 0) return;
+  tidied = true;
+  const replaced = new Set(written.filter((f) => f.endsWith('.answered.v8cache'))
+    .map((f) => basename(f).replace(/\.answered\.v8cache$/, '.loaded.v8cache')));
+  pruneCacheDir(dir, (name, isDir) => !isDir && CACHE_FILE.test(name), (name) => replaced.has(name));
+}
+
 function writeAnswered(): void {
+  const written: string[] = [];
   for (const u of units) {
     if (!u.answeredFile) continue;
-    u.debug(writeCacheFile(u.answeredFile, cachedData(u)) ? 'written answered' : 'write-failed');
+    const ok = writeCacheFile(u.answeredFile, cachedData(u));
+    u.debug(ok ? 'written answered' : 'write-failed');
+    if (ok) written.push(u.answeredFile);
     u.answeredFile = null;
     u.loadedFile = null;
   }
+  tidy(written);
 }
 
 const parts = new Map<string, unknown>();
@@ -222,9 +243,14 @@ const hooks: LoaderHooks = {
 };
 
 process.once('exit', () => {
+  const written: string[] = [];
   for (const u of units) {
-    if (u.loadedFile) u.debug(writeCacheFile(u.loadedFile, cachedData(u)) ? 'written loaded' : 'write-failed');
+    if (!u.loadedFile) continue;
+    const ok = writeCacheFile(u.loadedFile, cachedData(u));
+    u.debug(ok ? 'written loaded' : 'write-failed');
+    if (ok) written.push(u.loadedFile);
   }
+  tidy(written);
 });
 
 // Set to true on globalThis before the first require by a caller that wants the parts on first

@@ -10,7 +10,7 @@
 // functions were called, and a function whose source map entry is a node_modules/<pkg>/ file
 // means <pkg> was loaded.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -232,6 +232,61 @@ describe.skipIf(!existsSync(CLI))('the code cache of bin/tet.js', () => {
       const withVersion = entries(tmp);
       expect(withVersion.filter((f) => f.endsWith('-none.v8')).length).toBeGreaterThan(0);
       for (const [f, m] of after) expect(statSync(f).mtimeMs).toBe(m);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('a write tidies the cache directory: replaced entries, month-old caches, cut-short writes; nothing else', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'tet-cc-tidy-'));
+    try {
+      const base = join(tmp, 'cc');
+      mkdirSync(base, { mode: 0o700 });
+      const cliDir = join(base, `cli-${process.arch}-${process.versions.v8}`);
+      mkdirSync(cliDir, { mode: 0o700 });
+      // FNV-1a (32 bit) of the CLI bundle's path: how bin/compile-cache.js names a module's entries
+      let h = 0x811c9dc5;
+      for (const ch of join(ROOT, 'dist/cli.cjs')) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+      const cliHash = (h >>> 0).toString(16).padStart(8, '0');
+      const old = Date.now() / 1000 - 40 * 86400;
+      const make = (path: string, ageSeconds?: number, dir = false) => {
+        if (dir) mkdirSync(path);
+        else writeFileSync(path, 'x');
+        if (ageSeconds !== undefined) utimesSync(path, ageSeconds, ageSeconds);
+        return path;
+      };
+      const gone = [
+        make(join(cliDir, `${cliHash}-1-1-info.v8`)),  // the CLI bundle's entry before it was rebuilt
+        make(join(cliDir, 'cafebabe-10-10-info.v8'), old),  // another module's, a month unwritten
+        make(join(cliDir, 'cafe0000-1-1-info.v8.4242.k3x.tmp'), Date.now() / 1000 - 2 * 86400),  // a write cut short
+        make(join(base, 'sdk-0123456789abcdef0123-v1.2.3-x64.answered.v8cache'), old),  // another build's
+      ];
+      const oldV8 = make(join(base, 'cli-x64-1.2.3.4-node.1'), undefined, true);
+      make(join(oldV8, 'cafebabe-10-10-info.v8'));
+      utimesSync(oldV8, old, old);
+      gone.push(oldV8);
+      const kept = [
+        make(join(cliDir, 'deadbeef-10-10-info.v8')),  // another module's, recent
+        make(join(cliDir, `${cliHash}-1-1-query.v8`)),  // the bundle's entry for another command
+        make(join(cliDir, 'notes.txt'), old),  // not a cache
+        make(join(base, 'sdk-0123456789abcdef0123-v1.2.3-x64.loaded.v8cache')),  // another build's, recent
+        make(join(base, 'cli-tools-2'), old, true),  // not a cache directory
+        make(join(base, 'cli-x64-1.2.3.5-node.1'), undefined, true),  // another V8's, recent
+      ];
+      const env = { TET_COMPILE_CACHE_DIR: base, TET_NO_QUERY_HISTORY: '1' };
+      expect(run(tmp, env)).toMatch(/^path=/);  // writes the CLI's entries and the SDK's loaded cache
+      for (const f of gone) expect(existsSync(f), f).toBe(false);
+      for (const f of kept) expect(existsSync(f), f).toBe(true);
+      expect(readdirSync(cliDir).filter((f) => f.startsWith(`${cliHash}-`) && f.endsWith('-info.v8'))).toHaveLength(1);
+      const loaded = readdirSync(base).filter((f) => /^sdk-[0-9a-f]+-v[\d.]+-[a-z0-9]+\.loaded\.v8cache$/.test(f) && !f.startsWith('sdk-0123'));
+      expect(loaded).toHaveLength(1);
+      // a query writes the answered cache, which every later process reads before the loaded one
+      run(tmp, env, ['query', '{"dataset":"temperature","mean":[]}', '-t', SAMPLE, '-x', '--format', 'quiet']);
+      expect(existsSync(join(base, loaded[0]))).toBe(false);
+      expect(existsSync(join(base, loaded[0].replace('.loaded.', '.answered.')))).toBe(true);
+      // the query wrote the bundle's `query` entry, which replaces the one of the earlier build
+      expect(existsSync(kept[1])).toBe(false);
+      for (const f of kept.filter((_, i) => i !== 1)) expect(existsSync(f), f).toBe(true);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
