@@ -270,17 +270,16 @@ template <class S, class T> struct ScalarScan {
 
   // Unit ui (byte runs of a raw tile: byte_runs) to the sink, read through the mapping or by
   // pread, a call per run, into this thread's buffer (kept for the thread's later scans: fresh
-  // memory is dear). Either way the unit's elements reach the sink in the same order.
-  // The tile is counted by its first unit (e0 == 0) unless `count` is false (the measurement's
-  // units: counted once the way is chosen, read_measured_count).
+  // memory is dear). Either way the unit's elements reach the sink in the same order. Counts no
+  // tile: the rounds count a tile at its first unit, the measurement once the way is chosen
+  // (read_measured_count).
   template <class Sink>
   void fold_unit_read(Sink& sink, uint64_t ui, const ScalarUnit& u, bool pread, ScratchBytes& scratch,
-                      std::vector<T>& buf, bool count = true) const {
+                      std::vector<T>& buf) const {
     const TileSelection ts = run.sel.tile(u.tile);
     if (!pread) {  // (the measurement's mapped units)
       const TileView v = run.fetcher.view(ts, scratch);
       unit(sink, ui, ts, v.data, u.e0, u.e1, buf);
-      if (count && u.e0 == 0) run.fetcher.count(ts);
       return;
     }
     const ChunkSource& src = run.fetcher.source();
@@ -300,7 +299,6 @@ template <class S, class T> struct ScalarScan {
       });
       sink(ui, ts, u.e0, dense_elems<S, T>(area, len, buf), len);
     }
-    if (count && u.e0 == 0) run.fetcher.count(ts);
   }
 
   // Counts the tiles of the measurement's units (each one unit) once the scan's way is chosen:
@@ -439,7 +437,7 @@ template <class S, class T> struct ScalarScan {
             const bool pread = k % 2 == 1;
             if (pread) reserve_read_area((u.e1 - u.e0) * sizeof(S));
             const auto a = clock::now();
-            fold_unit_read(sink, order[tasks[k].k0], u, pread, scratch[slot], bufs[slot], false);
+            fold_unit_read(sink, order[tasks[k].k0], u, pread, scratch[slot], bufs[slot]);
             per_byte[k] = std::chrono::duration<double>(clock::now() - a).count() / double((u.e1 - u.e0) * sizeof(S));
           });
           by_pread = per_byte[1] < per_byte[0] && per_byte[3] < per_byte[2];
@@ -458,6 +456,7 @@ template <class S, class T> struct ScalarScan {
           const ScalarUnit& u = units[order[task.k0]];
           if (by_pread) {
             fold_unit_read(sink, order[task.k0], u, true, scratch[slot], bufs[slot]);
+            if (u.e0 == 0) run.fetcher.count(sel.tile(u.tile));
             return;
           }
           const TileSelection ts = sel.tile(u.tile);
