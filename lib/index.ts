@@ -9,7 +9,7 @@ export type { DatasetSpec, WriterOptions, WriteCodec, HistoryInput, TableSpec, T
 // Tables stored in .tet files (lib/tables)
 export type { TableInfo, TableColumnInfo, ReadColumnOptions, TableBatch } from './tables/io';
 export type { ColumnKind, ColumnSchema, ColumnInput, ColumnValues, ColumnTypedArray, TimeUnit, TimestampTz } from './tables/types';
-export { verify, repair, REPAIR_CODES, QUICK_DECODE_CHUNKS } from './health';
+export { verify, repair, REPAIR_CODES, QUICK_DECODE_BYTES, QUICK_DECODE_CHUNKS } from './health';
 export type { VerifyReport, VerifyFinding, VerifyOptions, RepairCode, RepairResult, Severity } from './health';
 export {
   TetError, TetQueryError, TetFormatError, TetBudgetError, TetIoError, TetCancelledError, TetDeviceError,

@@ -256,8 +256,8 @@ export function registerInfoCommands(program: Command): void {
     .action(async (path: string, opts: { json?: boolean; history?: boolean; quiet?: boolean; grep?: string }) => {
       const { open, verify } = await sdk();
       const file = await open(path);
-      // Structure was checked by open(); the quick tile check of `tet verify` (first
-      // QUICK_DECODE_CHUNKS tiles) catches payloads that only fail on decode. It decodes on a
+      // Structure was checked by open(); the quick tile check of `tet verify` (the first tiles:
+      // QUICK_DECODE_CHUNKS, QUICK_DECODE_BYTES) catches payloads that only fail on decode. It decodes on a
       // worker thread while this one draws the description (~2 ms each for the sample).
       const checking = verify(file);
       let health: VerifyReport;
@@ -284,7 +284,7 @@ export function registerInfoCommands(program: Command): void {
     .command('verify')
     .description('check structure, chunk decoding, tensor sizes and footer; exit 1 on problems')
     .argument('<file>', '.tet file')
-    .option('--deep', 'decode every chunk (default: the first 128)')
+    .option('--deep', 'decode every chunk (default: the first 128, at most 64 MiB of compressed tiles decoded)')
     .option('-q, --quiet', 'print only problems')
     .option('--json', 'machine-readable output')
     .action(async (path: string, opts: { deep?: boolean; quiet?: boolean; json?: boolean }) => {

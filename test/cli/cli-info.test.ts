@@ -11,6 +11,7 @@ import { registerInfoCommands } from '../../lib/cli/info';
 import { redirectCliOutput } from '../../lib/cli/out';
 import { runCli } from '../../lib/cli/run';
 import { TetError } from '../../lib/errors';
+import { QUICK_DECODE_BYTES, TetWriter } from '../../lib/index';
 
 const REF = join(SHARED, 'fixtures/reference/tet');
 const CONF = join(SHARED, 'conformance/fixtures');
@@ -88,6 +89,24 @@ describe('tet verify', () => {
     expect([quick.ok, quick.chunksTotal, quick.chunksDecoded]).toEqual([true, 144, 128]);
     const deep = JSON.parse((await tet('verify', join(REF, 'large.tet'), '--json', '--deep')).stdout);
     expect([deep.ok, deep.chunksDecoded]).toEqual([true, 144]);
+  });
+
+  it('a quick verify of large compressed tiles decodes no more than QUICK_DECODE_BYTES of them', async () => {
+    // five zstd tiles of 16 MiB (zeros: small on disk): 64 MiB / 16 MiB = the first 4 decoded
+    const file = join(dir, 'big-tiles.tet');
+    const tile = 4 * 1024 * 1024;
+    const w = await TetWriter.create(file);
+    w.addDataset({ name: 'big', dtype: 'f32', shape: [5 * tile], chunkShape: [tile], codec: 'zstd' });
+    const zeros = new Float32Array(tile);
+    for (let c = 0; c < 5; c++) await w.writeChunk('big', [c], zeros);
+    await w.commit();
+    expect(QUICK_DECODE_BYTES).toBe(64 * 1024 * 1024);
+    const quick = JSON.parse((await tet('verify', file, '--json')).stdout);
+    expect([quick.ok, quick.chunksTotal, quick.chunksDecoded]).toEqual([true, 5, 4]);
+    const deep = JSON.parse((await tet('verify', file, '--json', '--deep')).stdout);
+    expect([deep.ok, deep.chunksDecoded]).toEqual([true, 5]);
+    const info = await tet('info', file);
+    expect(info.stdout).toMatch(/health {5}ok \(first 4 of 5 tiles decoded; tet verify --deep checks all\)/);
   });
 
   it('-q prints nothing for a healthy file', async () => {

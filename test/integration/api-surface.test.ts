@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import * as api from '../../lib/index';
 
 const PUBLIC_NAMES = [
-  'DTYPE_BY_TAG', 'DTYPE_SIZE', 'DTYPE_TAG', 'ERROR_CODES', 'MAX_SHARD_ROUNDS', 'QUERY_LIMITS', 'QUICK_DECODE_CHUNKS', 'REPAIR_CODES', 'WHERE_OPS',
+  'DTYPE_BY_TAG', 'DTYPE_SIZE', 'DTYPE_TAG', 'ERROR_CODES', 'MAX_SHARD_ROUNDS', 'QUERY_LIMITS', 'QUICK_DECODE_BYTES', 'QUICK_DECODE_CHUNKS', 'REPAIR_CODES', 'WHERE_OPS',
   'TetBudgetError', 'TetCancelledError', 'TetConvertError', 'TetDeviceError', 'TetError', 'TetFile', 'TetFormatError', 'TetIoError',
   'TetQueryError', 'TetWriter', 'convert', 'detectSource', 'display', 'exportZarr', 'f32Text', 'plotSpec', 'renderPlot', 'hostInfo', 'isTetError', 'mergePartials', 'mergeRound', 'open', 'openSync',
   'parseQueryFile', 'parseQueryText', 'planQuery', 'queryJsonSchema', 'repair', 'runQuery', 'runSharded', 'toHTML', 'toJsonText', 'validateQuery',
