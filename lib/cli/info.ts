@@ -262,17 +262,12 @@ export function registerInfoCommands(program: Command): void {
       const checking = verify(file);
       let health: VerifyReport;
       try {
-        if (opts.json) {
-          health = await checking;
-          out(JSON.stringify({ ...infoJson(file, opts.history ?? false, opts.grep), health: healthJson(health) }, null, 2));
-        } else if (opts.quiet) {
-          health = await checking;
-          out(infoLine(file, health, opts.grep));
-        } else {
-          printInfo(file, opts.history ?? false, opts.grep);
-          health = await checking;
-          printHealth(health);
-        }
+        const plain = !opts.json && !opts.quiet;
+        if (plain) printInfo(file, opts.history ?? false, opts.grep);
+        health = await checking;
+        if (opts.json) out(JSON.stringify({ ...infoJson(file, opts.history ?? false, opts.grep), health: healthJson(health) }, null, 2));
+        else if (opts.quiet) out(infoLine(file, health, opts.grep));
+        else printHealth(health);
       } finally {
         await checking.catch(() => undefined);  // its failure, if any, is the one thrown above
         file.close();

@@ -72,13 +72,14 @@ const TMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
  * is optional).
  */
 export function pruneCacheDir(dir: string, ours: (name: string, isDir: boolean) => boolean,
-  superseded: (name: string) => boolean = () => false, now = Date.now()): void {
+  superseded: (name: string) => boolean = () => false): void {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return;
   }
+  const now = Date.now();
   for (const name of names) {
     const tmp = TMP_NAME.test(name);
     const path = join(dir, name);

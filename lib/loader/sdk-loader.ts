@@ -147,13 +147,18 @@ function tidy(written: string[]): void {
   pruneCacheDir(dir, (name, isDir) => !isDir && CACHE_FILE.test(name), (name) => replaced.has(name));
 }
 
+/** Writes unit `u`'s cache to `file` (`what` it is, for the debug line); `written` gets it if it was. */
+function writeUnit(u: Unit, file: string, what: 'answered' | 'loaded', written: string[]): void {
+  const ok = writeCacheFile(file, cachedData(u));
+  u.debug(ok ? `written ${what}` : 'write-failed');
+  if (ok) written.push(file);
+}
+
 function writeAnswered(): void {
   const written: string[] = [];
   for (const u of units) {
     if (!u.answeredFile) continue;
-    const ok = writeCacheFile(u.answeredFile, cachedData(u));
-    u.debug(ok ? 'written answered' : 'write-failed');
-    if (ok) written.push(u.answeredFile);
+    writeUnit(u, u.answeredFile, 'answered', written);
     u.answeredFile = null;
     u.loadedFile = null;
   }
@@ -244,12 +249,7 @@ const hooks: LoaderHooks = {
 
 process.once('exit', () => {
   const written: string[] = [];
-  for (const u of units) {
-    if (!u.loadedFile) continue;
-    const ok = writeCacheFile(u.loadedFile, cachedData(u));
-    u.debug(ok ? 'written loaded' : 'write-failed');
-    if (ok) written.push(u.loadedFile);
-  }
+  for (const u of units) if (u.loadedFile) writeUnit(u, u.loadedFile, 'loaded', written);
   tidy(written);
 });
 
