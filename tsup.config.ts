@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
+import { SDK_PARTS } from './lib/loader/parts';
 
 // Optional dependencies are loaded at run time (lib/plot), never bundled.
 const external = ['sharp', 'vega'];
@@ -38,7 +39,8 @@ const lazyChildProcess: Plugin = {
   },
 };
 
-// The bundled table and bar packages measure text through lib/cli/string-width.cjs: string-width
+// The CLI's tables (lib/cli/box-table.ts) and the bundled bar package measure text through
+// lib/cli/string-width.cjs: string-width
 // with the common case (a string of width-1 characters, as every `tet` table and bar holds) taken
 // without its regular expressions (~2 ms of `tet info`: that file says why).
 const narrowStringWidth: Plugin = {
@@ -59,15 +61,10 @@ const narrowStringWidth: Plugin = {
 const compact = { minifyWhitespace: true } as const;
 const wrapLines = (options: { lineLimit?: number }) => { options.lineLimit = 120; };
 
-// Parts of the SDK that only some calls need: in the CommonJS build each is a file of its own,
-// dist/sdk-part-<name>.cjs from `entry`, and `module` (what lib/ imports) is replaced by `loader`,
-// which asks the package loader for the part (lib/loader/sdk-loader.ts: its own code cache; loaded
-// with the bundle, or on first use where the caller asks, as the CLI does). The ES build and
-// vitest keep `module` as written.
-const SDK_PARTS = [
-  // the query schema's generated validator: ~100 KB, a quarter of the bundle
-  { name: 'validate', entry: 'lib/query/generated/validate.js', module: 'lib/query/schema-validator.ts', loader: 'lib/loader/validator-part.ts' },
-];
+// Parts of the SDK that only some calls need (lib/loader/parts.ts): in the CommonJS build each is a
+// file of its own, dist/sdk-part-<name>.cjs from `entry`, and `module` (what lib/ imports) is
+// replaced by `loader`, which asks the package loader for the part (lib/loader/sdk-loader.ts: its
+// own code cache). The ES build and vitest keep `module` as written.
 const sdkParts: Plugin = {
   name: 'tet-sdk-parts',
   setup(build) {
@@ -76,6 +73,35 @@ const sdkParts: Plugin = {
       const part = SDK_PARTS.find((p) => resolve(args.resolveDir, `${args.path}.ts`) === resolve(p.module));
       return part ? { path: resolve(part.loader) } : undefined;
     });
+  },
+};
+
+// A part's imports of lib/ modules that are not its own (parts.ts `own`) become the bundle's
+// instances, which the part's loader hands over as it loads the part (its SHARED_MODULES, read
+// here from the loader's text: lib/extras-part.ts): one TetError class, one addon. An import of a
+// module the loader does not list fails the build.
+const libPath = (file: string) => relative(process.cwd(), file).split(sep).join('/');
+const inOwn = (file: string, own: readonly string[]) => own.some((o) => (o.endsWith('/') ? file.startsWith(o) : file === o));
+const sharedKeys = (loader: string) => new Set([...readFileSync(loader, 'utf8').matchAll(/^ {2}'(lib\/[\w./-]+\.ts)': /gm)].map((m) => m[1]));
+function resolveLib(dir: string, spec: string): string | undefined {
+  const base = resolve(dir, spec);
+  return [base, `${base}.ts`, join(base, 'index.ts')].find((f) => existsSync(f) && statSync(f).isFile());
+}
+const partsShareTheBundle: Plugin = {
+  name: 'tet-sdk-parts-share-the-bundle',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      const part = SDK_PARTS.find((p) => p.own && inOwn(libPath(args.importer), p.own));
+      const target = part && resolveLib(args.resolveDir, args.path);
+      const key = target && libPath(target);
+      if (!part || !key || !key.startsWith('lib/') || inOwn(key, part.own!)) return undefined;
+      if (!sharedKeys(part.loader).has(key)) {
+        return { errors: [{ text: `SDK part ${part.name}: ${libPath(args.importer)} imports ${key}, which ${part.loader} does not hand over (SHARED_MODULES)` }] };
+      }
+      return { path: key, namespace: 'tet-shared' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'tet-shared' }, (args) => (
+      { contents: `module.exports = __tetLoader.shared(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
 };
 
@@ -114,10 +140,12 @@ export default defineConfig([
       options.charset = 'ascii';
       wrapLines(options);
     },
+    esbuildPlugins: [partsShareTheBundle],
     ...compact,
     sourcemap: true,
     clean: false,
     target: 'node20',
+    external,
     outExtension: () => ({ js: '.cjs' }),
   },
   {
@@ -143,8 +171,8 @@ export default defineConfig([
     splitting: false,
     esbuildPlugins: [sdkAsPackage, lazyChildProcess, narrowStringWidth],
     // Bundled: no module resolution of their files at run time (string-width's alone was ~3 ms
-    // of `tet info`); cli-table3 and cli-progress still load on first use (lib/cli/lazy.ts).
-    noExternal: ['commander', 'cli-table3', 'cli-progress'],
+    // of `tet info`); string-width and cli-progress still load on first use (lib/cli/lazy.ts).
+    noExternal: ['commander', 'cli-progress', 'string-width'],
     // import.meta.url (lib/cli/lazy.ts) must become a __filename URL in CommonJS.
     shims: true,
     sourcemap: true,

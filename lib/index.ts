@@ -41,18 +41,16 @@ export type {
 export type { IoRegime } from './plan/strategy';
 export type { BudgetSource } from './plan/budget';
 
-// Notebooks (tslab): rich display of files and results
-export { display, toHTML } from './notebook';
+// Notebook display (tslab), pictures, conversion and export: lib/extras.ts (the CommonJS build
+// loads them on first use)
+export { display, toHTML, renderPlot, plotSpec, convert, detectSource, exportZarr } from './extras';
 export type { RichOutput } from './notebook';
 
 // Pictures of results (lib/plot)
-export { renderPlot, plotSpec } from './plot';
 export type { PlotOptions, PlotSpec, PlotPadding } from './plot';
 
 // Conversion and export (lib/convert, lib/export)
-export { convert, detectSource } from './convert';
 export type { ConvertOptions, ConvertProgress, ConvertReport, ConvertedDataset, CodecOption, SourceKind } from './convert';
-export { exportZarr } from './export';
 export type { ExportZarrOptions, ExportZarrReport } from './export';
 
 // The addon loads with the SDK (lib/binding.ts preloadBinding: a failure waits for first use).

@@ -38,7 +38,7 @@ function wrap(name, text, mapFile) {
 
 const hashes = [`sdk=${wrap('sdk.cjs', bundle, at('index.cjs.map'))}`];
 fs.rmSync(at('index.cjs.map'));
-// The SDK's parts (tsup.config.ts SDK_PARTS: dist/sdk-part-<name>.cjs), each wrapped in place.
+// The SDK's parts (lib/loader/parts.ts: dist/sdk-part-<name>.cjs), each wrapped in place.
 for (const f of fs.readdirSync(DIST).sort()) {
   const m = /^sdk-part-(\w+)\.cjs$/.exec(f);
   if (!m) continue;

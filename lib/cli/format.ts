@@ -1,12 +1,9 @@
 // Presentation of a QueryResponse for `tet query --format …` (never mutates the response).
 import { f32Text, toJsonText, type ExecutionSection, type QueryResponse, type WherePlanEntry } from '../index';
-import { lazy } from './lazy';
+import { boxTable } from './box-table';
 import type { QueryOutputFormat } from './output-formats';
 
 export { QUERY_OUTPUT_FORMATS, defaultPreviewFor, type QueryOutputFormat } from './output-formats';
-
-// cli-table3 (and its string-width / emoji tables) only when a table is drawn.
-const cliTable = lazy(() => require('cli-table3') as typeof import('cli-table3'));
 
 function isPreviewKey(k: string): boolean {
   return k.endsWith('_preview');
@@ -139,13 +136,13 @@ export function quietLine(resp: QueryResponse): string {
 }
 
 function table(title: string, rows: [string, unknown][]): string {
-  const t = new (cliTable())({ head: [title, ''], style: { head: [], border: [] }, wordWrap: true });
+  const drawn: string[][] = [];
   for (const [k, v] of rows) {
     if (v === undefined) continue;
     const text = v !== null && typeof v === 'object' ? sampleText(v as ArrayLike<unknown>, 16) : scalarText(v);
-    t.push([k, text.length > 100 ? text.slice(0, 97) + '...' : text]);
+    drawn.push([k, text.length > 100 ? text.slice(0, 97) + '...' : text]);
   }
-  return t.toString();
+  return boxTable([title, ''], drawn);
 }
 
 export function tableText(resp: QueryResponse): string {
@@ -240,10 +237,8 @@ function groupedEntry(ex: ExecutionSection): [string, ArrayLike<unknown>] | unde
 /** Lines of a grid drawn at most `limit` rows deep; a last line says how many were left out. */
 const GRID_ROWS = 1000;
 function grid(head: string[], rows: string[][]): string {
-  const t = new (cliTable())({ head, style: { head: [], border: [] } });
-  for (const r of rows.slice(0, GRID_ROWS)) t.push(r);
   const more = rows.length > GRID_ROWS ? `\n… ${rows.length - GRID_ROWS} more rows (--format json prints them all)` : '';
-  return t.toString() + more;
+  return boxTable(head, rows.slice(0, GRID_ROWS)) + more;
 }
 
 /**

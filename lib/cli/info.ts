@@ -3,12 +3,9 @@
 import type { Command } from 'commander';
 import type { DatasetInfo, RepairCode, TableInfo, TetFile, VerifyFinding, VerifyReport } from '../index';
 import { formatBytes } from './bytes';
-import { lazy } from './lazy';
+import { boxTable } from './box-table';
 import { sdk } from './sdk';
 import { writeErr, writeOut } from './out';
-
-// cli-table3 (and its string-width / emoji tables) only when a table is drawn.
-const cliTable = lazy(() => require('cli-table3') as typeof import('cli-table3'));
 
 function out(text: string): void {
   writeOut(text.endsWith('\n') ? text : `${text}\n`);
@@ -85,14 +82,12 @@ function printTables(file: TetFile): void {
   for (const t of tables) {
     const bound = t.axis ? `axis ${t.axis.index} of ${t.axis.dataset}` : 'standalone';
     out(`table ${t.name}: ${t.rows} rows, ${bound}`);
-    const table = new (cliTable())({ head: ['column', 'kind', 'nulls', 'encodings', 'bytes', 'B/row'], style: { head: [], border: [] } });
-    for (const c of t.columns) {
+    out(boxTable(['column', 'kind', 'nulls', 'encodings', 'bytes', 'B/row'], t.columns.map((c) => {
       const kind = c.kind === 'timestamp' ? `timestamp[${c.unit}, ${c.tz}]` : c.kind;
       const bpr = bytesPerRow(c, t.rows);
-      table.push([c.name, kind, String(c.nullCount), (c.encodings ?? []).join(', ') || '-', formatBytes(c.payloadBytes),
-        bpr === null ? '-' : bpr.toFixed(2)]);
-    }
-    out(table.toString());
+      return [c.name, kind, String(c.nullCount), (c.encodings ?? []).join(', ') || '-', formatBytes(c.payloadBytes),
+        bpr === null ? '-' : bpr.toFixed(2)];
+    })));
   }
 }
 
@@ -157,15 +152,9 @@ function printInfo(file: TetFile, withHistory: boolean, grep?: string): void {
   if (grep !== undefined) out(`filter: grep~${grep} (${shown.length} of ${file.datasets.length} datasets)`);
   if (shown.length > 0) {
     out('datasets:');
-    const table = new (cliTable())({
-      head: ['name', 'dtype', 'shape', 'chunk', 'grid', 'codecs', 'logical', 'stored', 'ratio'],
-      style: { head: [], border: [] },
-    });
-    for (const d of shown) {
-      table.push([d.name, d.dtype, dims(d.shape), dims(d.chunkShape), `${dims(d.grid)} (${d.chunkCount})`, codecMix(d),
-        formatBytes(d.logicalBytes), formatBytes(d.storedBytes), ratio(d)]);
-    }
-    out(table.toString());
+    out(boxTable(['name', 'dtype', 'shape', 'chunk', 'grid', 'codecs', 'logical', 'stored', 'ratio'], shown.map((d) => [
+      d.name, d.dtype, dims(d.shape), dims(d.chunkShape), `${dims(d.grid)} (${d.chunkCount})`, codecMix(d),
+      formatBytes(d.logicalBytes), formatBytes(d.storedBytes), ratio(d)])));
   }
   const meta = file.metadata.datasets ?? {};
   for (const d of shown) {
@@ -185,9 +174,7 @@ function printInfo(file: TetFile, withHistory: boolean, grep?: string): void {
   if (withHistory) {
     if (file.history.length === 0) out('history    (none)');
     else {
-      const table = new (cliTable())({ head: ['#', 'op', 'source', 'at'], style: { head: [], border: [] } });
-      file.history.forEach((h, i) => table.push([String(i), h.op, h.source, h.at]));
-      out(table.toString());
+      out(boxTable(['#', 'op', 'source', 'at'], file.history.map((h, i) => [String(i), h.op, h.source, h.at])));
     }
   }
 }

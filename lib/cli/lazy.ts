@@ -1,4 +1,4 @@
-// CLI dependencies that only some output needs (cli-table3 for tables, cli-progress for bars),
+// CLI dependencies that only some output needs (cli-progress for bars),
 // loaded on first use so start-up does not pay for them. `load` is a `() => require('pkg')` with
 // a literal name: tsup bundles the package into dist/cli.cjs (tsup.config.ts `noExternal`) and
 // the require becomes a call of its module wrapper, run on the first use only (vitest provides

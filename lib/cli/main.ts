@@ -1,6 +1,7 @@
 // The `tet` command line. Each subcommand lives in its own module and uses the public SDK
 // exactly as a user would; this file only wires them together.
 import { Command } from 'commander';
+import { version } from '../../package.json';  // the field alone is bundled, not the whole file
 import { registerCommands } from './commands';
 import { exitWhenSettled, mayBeTerminal, quietOnClosedPipes, writeErr, writeOut } from './out';
 import { runCli } from './run';
@@ -20,7 +21,7 @@ program.configureOutput({
 });
 program
   .description('tetration: chunked N-D tensor files (.tet) and out-of-core queries')
-  .version(require('../../package.json').version);
+  .version(version);
 
 registerCommands(program, process.argv);  // info, verify, repair, query, merge, qhist, convert, export
 

@@ -11,9 +11,12 @@ export interface LoaderHooks {
   answered(): void;
   /**
    * The exports of a part of the bundle built as a file of its own (dist/sdk-part-<name>.cjs:
-   * tsup.config.ts `SDK_PARTS`), compiled with its own code cache on first use.
+   * lib/loader/parts.ts), compiled with its own code cache on first use. `shared`: the bundle's
+   * modules the part imports (lib/loader/shared.ts), which it gets through shared().
    */
-  part(name: string): unknown;
+  part(name: string, shared?: Readonly<Record<string, unknown>>): unknown;
+  /** A module of the bundle that a part imports, by its path ('lib/errors.ts'). */
+  shared(key: string): unknown;
 }
 
 declare const __tetLoader: LoaderHooks | undefined;

@@ -5,9 +5,10 @@
 // so the functions that query compiled lazily are in it.
 //
 // Parts of the SDK that only some calls need are files of their own (dist/sdk-part-<name>.cjs:
-// tsup.config.ts `SDK_PARTS`, e.g. the query schema's generated validator), each compiled the
-// same way with a cache of its own. `require('tetration')` loads them with the bundle, so a
-// program's first query pays nothing for them; a caller that sets LAZY_PARTS (the CLI: `tet info`
+// lib/loader/parts.ts: the query schema's generated validator; conversion, export, pictures and
+// notebook display), each compiled the same way with a cache of its own. `require('tetration')`
+// loads the eager ones (the validator) with the bundle, so a program's first query pays nothing
+// for them, and the others at their first call; a caller that sets LAZY_PARTS (the CLI: `tet info`
 // validates no query) gets each on first use (hooks.part).
 //
 // The cache files sit in this user's cache directory (lib/loader/cache-dir.ts: never one others
@@ -22,6 +23,7 @@ import { basename, join } from 'node:path';
 import { Script } from 'node:vm';
 import { compileCacheDebug, compileCacheDir, compileCacheOff, pruneCacheDir, writeCacheFile } from './cache-dir';
 import type { LoaderHooks } from './hooks';
+import { SDK_PARTS } from './parts';
 
 // `sdk=<hash>;<part>=<hash>...`: replaced by scripts/finish-dist.mjs.
 const BUNDLE_HASHES = '__TET_BUNDLE_HASHES__';
@@ -166,6 +168,8 @@ function writeAnswered(): void {
 }
 
 const parts = new Map<string, unknown>();
+/** The bundle's modules handed to parts (hooks.part's `shared`). */
+const sharedModules = new Map<string, unknown>();
 /** The parts' texts read with the bundle (readTogether), until each is compiled. */
 const partTexts = new Map<string, string>();
 
@@ -231,7 +235,8 @@ const hooks: LoaderHooks = {
     // exit, ahead of the exit listener below, which would take the load-time cache.
     process.prependOnceListener('exit', writeAnswered);
   },
-  part: (name) => {
+  part: (name, shared) => {
+    for (const [key, value] of Object.entries(shared ?? {})) sharedModules.set(key, value);
     if (parts.has(name)) return parts.get(name);
     if (!hashes.has(name) && !BUNDLE_HASHES.startsWith('__')) throw new Error(`tetration: no SDK part named ${name}`);
     const file = partFile(name);
@@ -244,6 +249,10 @@ const hooks: LoaderHooks = {
     if (typeof all === 'function') unit.compileAll = all as () => void;
     parts.set(name, mod.exports);
     return mod.exports;
+  },
+  shared: (key) => {
+    if (!sharedModules.has(key)) throw new Error(`tetration: an SDK part imports ${key}, which the bundle did not hand over`);
+    return sharedModules.get(key);
   },
 };
 
@@ -260,7 +269,8 @@ const LAZY_PARTS = Symbol.for('tetration.sdk.lazyParts');
 function load(): unknown {
   const bundle = join(__dirname, 'sdk.cjs');
   const eager = (globalThis as Record<symbol, unknown>)[LAZY_PARTS] !== true;
-  const partNames = [...hashes.keys()].filter((name) => name !== 'sdk');
+  // the parts loaded with the bundle (lib/loader/parts.ts `eager`); the others on first use
+  const partNames = [...hashes.keys()].filter((name) => SDK_PARTS.some((p) => p.name === name && p.eager));
   const unit = compile('sdk', bundle, eager && partNames.length > 0 ? readTogether(bundle, partNames) : undefined);
   const mod = moduleFor(bundle);
   M._cache[bundle] = mod;  // require('tetration/dist/sdk.cjs') gets this instance

@@ -1,11 +1,12 @@
 // What `tet` loads at start (docs/performance.md "CLI start-up"): `tet --version` and `--help`
 // run commander and the CLI's entry only, not the SDK (dist/index.cjs) or the addon; `tet info`
 // and `tet query` load the SDK but none of the converters' packages, the TOML parser, the
-// progress bar or the plotting libraries. Which modules, not how long (no timings in tests): a
+// progress bar or the plotting libraries, nor the SDK's part of those (dist/sdk-part-extras.cjs).
+// Which modules, not how long (no timings in tests): a
 // child process records every file it requires; a dist file stands for the lib/ modules it
 // holds (the sources of its source map: the bundles are minified), less those esbuild wraps for
 // a deferred start (an init function named by the module's path) whose init never ran. The
-// packages bundled into the CLI (commander, cli-table3, cli-progress: tsup.config.ts) are counted
+// packages bundled into the CLI (commander, string-width, cli-progress: tsup.config.ts) are counted
 // as loaded when their code ran: V8's coverage of the child (NODE_V8_COVERAGE) says which
 // functions were called, and a function whose source map entry is a node_modules/<pkg>/ file
 // means <pkg> was loaded.
@@ -16,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SDK_PARTS } from '../../lib/loader/parts';
 import { ROOT } from '../support/paths';
 
 const CLI = join(ROOT, 'dist/cli.cjs');
@@ -42,7 +44,11 @@ process.argv = [process.argv[0], ${JSON.stringify(CLI)}, ...JSON.parse(process.e
 require(${JSON.stringify(CLI)});
 `;
 
-interface Loaded { packages: Set<string>; modules: Set<string>; builtins: Set<string>; addon: boolean; sdk: boolean }
+interface Loaded {
+  packages: Set<string>; modules: Set<string>; builtins: Set<string>; addon: boolean; sdk: boolean;
+  /** The SDK's parts the package loader compiled (lib/loader/parts.ts; its debug lines say which). */
+  parts: Set<string>;
+}
 
 interface V8Coverage {
   result: { url: string; functions: { functionName: string; ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[];
@@ -111,7 +117,7 @@ function loadedBy(args: string[]): Loaded {
   try {
     const r = spawnSync(process.execPath, ['-e', RECORDER], {
       encoding: 'utf8', cwd: ROOT,
-      env: { ...process.env, TET_ARGS: JSON.stringify(args), TET_NO_QUERY_HISTORY: '1', NODE_V8_COVERAGE: covDir },
+      env: { ...process.env, TET_ARGS: JSON.stringify(args), TET_NO_QUERY_HISTORY: '1', NODE_V8_COVERAGE: covDir, TET_COMPILE_CACHE_DEBUG: '1' },
     });
     expect(r.status, r.stderr).toBe(0);
     const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
@@ -132,7 +138,9 @@ function loadedBy(args: string[]): Loaded {
         for (const p of bundledPackagesRun(f, cov)) packages.add(p);
       } else if (!f.startsWith('/')) builtins.add(f.replace(/^node:/, ''));
     }
-    return { packages, modules, builtins, addon, sdk };
+    const parts = new Set(r.stderr.split('\n').map((l) => /^tetration: code cache (\w+) /.exec(l)?.[1] ?? '')
+      .filter((w) => SDK_PARTS.some((p) => p.name === w)));
+    return { packages, modules, builtins, addon, sdk, parts };
   } finally {
     rmSync(covDir, { recursive: true, force: true });
   }
@@ -157,22 +165,34 @@ describe.skipIf(!existsSync(CLI))('modules loaded at start', () => {
     }
   });
 
-  it('tet info: the SDK and the table, but no converter package, TOML parser, bar or plotting', () => {
+  it('tet info: the SDK and the table, but no validator, converter package, TOML parser, bar or plotting', () => {
     const l = loadedBy(['info', SAMPLE]);
     expect(l.sdk).toBe(true);
     expect(l.addon).toBe(true);
-    expect(l.packages.has('cli-table3')).toBe(true);
+    expect(l.modules.has('lib/cli/box-table.ts')).toBe(true);
+    expect(l.packages.has('string-width')).toBe(true);  // the table's text widths
     for (const p of HEAVY_PACKAGES) expect(l.packages.has(p), p).toBe(false);
+    expect([...l.parts]).toEqual([]);  // neither the validator nor conversion / pictures
   });
 
-  it('a JSON query with -x: no converter package, no TOML parser, no table unless --format table', () => {
+  it('a JSON query with -x: the validator, but no converter package, TOML parser, table unless --format table, or picture part unless --plot', () => {
     const l = loadedBy(['query', '{"dataset":"temperature","mean":[]}', '-t', SAMPLE, '-x', '--format', 'quiet']);
     expect(l.sdk).toBe(true);
     expect(l.modules.has('lib/cli/format.ts')).toBe(true);
-    for (const p of [...HEAVY_PACKAGES, 'cli-table3']) expect(l.packages.has(p), p).toBe(false);
+    for (const p of [...HEAVY_PACKAGES, 'string-width']) expect(l.packages.has(p), p).toBe(false);
+    expect([...l.parts]).toEqual(['validate']);
     const toml = loadedBy(['query', 'dataset = "temperature"\nmean = []', '-t', SAMPLE, '-x', '--format', 'table']);
     expect(toml.packages.has('smol-toml')).toBe(true);
-    expect(toml.packages.has('cli-table3')).toBe(true);
+    expect(toml.packages.has('string-width')).toBe(true);
+    expect([...toml.parts]).toEqual(['validate']);
+    const svg = join(tmpdir(), `tet-startup-${process.pid}.svg`);
+    try {
+      const plot = loadedBy(['query', '{"dataset":"temperature","mean":[0]}', '-t', SAMPLE, '-x', '--format', 'quiet', '--plot', svg]);
+      expect([...plot.parts].sort()).toEqual(['extras', 'validate']);
+      expect(readFileSync(svg, 'utf8')).toContain('<svg');
+    } finally {
+      rmSync(svg, { force: true });
+    }
   });
 });
 

@@ -84,10 +84,10 @@ describe('error codes', () => {
 
 describe('the SDK bundle loads no CLI dependency', () => {
   const cjs = join(root, 'dist', 'index.cjs');
-  it.skipIf(!existsSync(cjs))("require('tetration') (dist/index.cjs) pulls in neither commander, cli-table3, cli-progress, nor the plotting libraries (vega, sharp)", async () => {
+  it.skipIf(!existsSync(cjs))("require('tetration') (dist/index.cjs) pulls in neither commander, string-width, cli-progress, nor the plotting libraries (vega, sharp)", async () => {
     const { spawnSync } = await import('node:child_process');
     const script = `require(${JSON.stringify(cjs)});
-const loaded = Object.keys(require.cache).filter((k) => /node_modules[\\\\/](commander|cli-table3|cli-progress|vega[a-z-]*|sharp|@img)[\\\\/]/.test(k));
+const loaded = Object.keys(require.cache).filter((k) => /node_modules[\\\\/](commander|string-width|cli-progress|vega[a-z-]*|sharp|@img)[\\\\/]/.test(k));
 console.log(JSON.stringify(loaded));`;
     const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);

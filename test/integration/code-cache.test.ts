@@ -2,7 +2,9 @@
 // writes the cache after its first answer, the next one starts from it, and a corrupted cache,
 // an unsafe directory or TET_NO_COMPILE_CACHE=1 never change an answer. The query validator is a
 // part of its own (dist/sdk-part-validate.cjs) with its own cache, loaded with the bundle, or on
-// the first validation where the caller asks for lazy parts (the CLI: `tet info` never loads it). Runs the built package
+// the first validation where the caller asks for lazy parts (the CLI: `tet info` never loads it);
+// conversion, export, pictures and notebook display are another (dist/sdk-part-extras.cjs), loaded
+// at their first call. Runs the built package
 // (dist/) in child processes, as users load it; answers against values computed here.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TetWriter } from '../../lib/index';
 import { packageRoot } from '../../lib/binding';
+import { SDK_PARTS } from '../../lib/loader/parts';
 
 const ROOT = packageRoot();
 const dist = join(ROOT, 'dist', 'index.cjs');
@@ -143,7 +146,8 @@ describe('the code cache of dist/index.cjs', () => {
     // V8 keeps strings over 128 KiB in its large object space (outside the young generation's
     // scavenge trigger) and a slice of a string as a view of it. Read alone, the ~100 KB validator
     // part is a young string; read with the bundle, the large object spaces grow by both files.
-    const texts = ['sdk.cjs', ...readdirSync(join(ROOT, 'dist')).filter((f) => /^sdk-part-\w+\.cjs$/.test(f))]
+    // the parts read with the bundle: the eager ones (lib/loader/parts.ts)
+    const texts = ['sdk.cjs', ...SDK_PARTS.filter((p) => p.eager).map((p) => `sdk-part-${p.name}.cjs`)]
       .reduce((n, f) => n + statSync(join(ROOT, 'dist', f)).size, 0);
     const grew = (lazy: boolean) => {
       const r = spawnSync(process.execPath, ['-e', `
@@ -206,6 +210,33 @@ describe('the code cache of dist/index.cjs', () => {
     expect(off.validate).toEqual(['off']);
     expect(off.out.mean).toBeCloseTo(wantMean, 9);
     expect(cacheFiles(dir4)).toEqual([]);
+  });
+
+  it('conversion, export, pictures and notebook display are a part loaded at their first call, sharing the bundle\'s classes', () => {
+    const dir = join(work, 'c6');
+    const script = `
+      const t = require(${JSON.stringify(dist)});
+      process.stderr.write('-- required\\n');
+      (async () => {
+        const f = await t.open(process.argv[1]);
+        await f.query({ dataset: 'x', mean: [] }, { preview: 0 });
+        process.stderr.write('-- answered\\n');
+        let err;
+        try { t.detectSource(process.argv[1]); } catch (e) { err = e; }
+        const html = t.toHTML(f);
+        process.stdout.write(JSON.stringify({ code: err.code, convertError: err instanceof t.TetConvertError, tetError: t.isTetError(err),
+          html: html.includes('<td>x</td>'), names: [t.convert.name, t.exportZarr.name, t.renderPlot.name, t.display.name] }));
+      })();`;
+    for (let k = 0; k < 2; k++) {
+      const r = spawnSync(process.execPath, ['-e', script, file], { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DIR: dir, TET_COMPILE_CACHE_DEBUG: '1' } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ code: 'TET_CONVERT_UNKNOWN_FORMAT', convertError: true, tetError: true, html: true,
+        names: ['convert', 'exportZarr', 'renderPlot', 'display'] });
+      const [beforeAnswer, afterAnswer] = r.stderr.split('-- answered\n');
+      expect(beforeAnswer).not.toContain('extras');  // neither the require nor the query loads the part
+      expect(afterAnswer).toContain(k === 0 ? 'code cache extras none' : 'code cache extras accepted loaded');
+    }
+    expect(cacheFiles(dir).filter((f) => f.startsWith('extras-'))).toHaveLength(1);
   });
 
   it('ES-only dependencies load from the cached bundle (a PNG through vega and sharp)', () => {
