@@ -100,15 +100,8 @@ export async function verify(target: string | TetFile, opts: VerifyOptions = {})
     report.chunksTotal = file.datasets.reduce((n, d) => n + d.chunkCount, 0);
     if (report.footer !== 'invalid') report.footer = file.layout.footer.present ? 'valid' : 'absent';
     report.chunksDecoded = deep ? report.chunksTotal : quickDecodeCount(file, report.chunksTotal);
-    let tileFindings;
     try {
-      tileFindings = await binding().verifyTiles(file.native, 0, report.chunksDecoded);
-    } catch (err) {
-      throw toTetError(err);
-    }
-    report.findings.push(...tileFindings);
-    try {
-      report.findings.push(...await binding().verifyTables(file.native, deep));
+      report.findings.push(...await binding().verify(file.native, 0, report.chunksDecoded, deep));
     } catch (err) {
       throw toTetError(err);
     }

@@ -172,15 +172,17 @@ export interface NativeBinding {
    * (as counted: it may pass `total` by a preview's tiles; lib/progress.ts clamps).
    */
   progressOf(token: NativeCancelToken): { done: number; total: number };
-  /** Decode tiles [first, first+count) of every dataset in index order; findings, never throws for bad tiles. */
-  verifyTiles(file: NativeFileHandle, first: number, count: number): Promise<NativeVerifyFinding[]>;
+  /**
+   * Decodes tiles [first, first+count) of every dataset in index order, then checks the tables
+   * region (deep: decodes every block; those findings recommend 'cells_invalid'); one job, the
+   * tiles' findings first. Never throws for a bad tile or table.
+   */
+  verify(file: NativeFileHandle, first: number, count: number, deep: boolean): Promise<NativeVerifyFinding[]>;
   /**
    * `tet repair --apply footer_invalid`: atomically rewrites the file without its (corrupt)
    * footer and with flags bit 1 cleared. Resolves with the new file length.
    */
   repairFooter(path: string): Promise<{ newLength: number }>;
-  /** Checks the tables region (deep: decodes every block); findings recommend 'cells_invalid'. */
-  verifyTables(file: NativeFileHandle, deep: boolean): Promise<NativeVerifyFinding[]>;
   /** `tet repair --apply cells_invalid`: rewrites the file without its tables region. */
   repairCells(path: string): Promise<{ newLength: number }>;
   /** Process-wide query counters (all environments): running now, ended by cancellation, and

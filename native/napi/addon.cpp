@@ -33,8 +33,8 @@ class TetAddon : public Napi::Addon<TetAddon> {
     const Entry entries[] = {
         {"openFile", OpenFile}, {"openFileSync", OpenFileSync}, {"openFileResident", OpenFileResident}, {"catalog", CatalogOf},
         {"execute", Execute}, {"executePartial", ExecutePartial}, {"mergePartials", MergePartials}, {"closeFile", CloseFile}, {"createCancelToken", CreateCancelToken},
-        {"cancel", Cancel}, {"progressOf", ProgressOf}, {"verifyTiles", VerifyTiles}, {"repairFooter", RepairFooter},
-        {"repairCells", RepairCells}, {"verifyTables", VerifyTables},
+        {"cancel", Cancel}, {"progressOf", ProgressOf}, {"verify", Verify}, {"repairFooter", RepairFooter},
+        {"repairCells", RepairCells},
         {"hostInfo", HostInfo}, {"availableRamBytes", AvailableRamBytes}, {"routeDevice", RouteDevice}, {"writerCreate", WriterCreate},
         {"writerSetExecution", WriterSetExecution}, {"writerAddDataset", WriterAddDataset},
         {"writerWriteChunk", WriterWriteChunk}, {"writerWriteSlab", WriterWriteSlab}, {"writerSetFooter", WriterSetFooter},

@@ -29,10 +29,9 @@ Napi::Value RouteDevice(const Napi::CallbackInfo& info);
 Napi::Value EngineStatsOf(const Napi::CallbackInfo& info);
 
 // verify_methods.cpp
-Napi::Value VerifyTiles(const Napi::CallbackInfo& info);
+Napi::Value Verify(const Napi::CallbackInfo& info);
 Napi::Value RepairFooter(const Napi::CallbackInfo& info);
 Napi::Value RepairCells(const Napi::CallbackInfo& info);
-Napi::Value VerifyTables(const Napi::CallbackInfo& info);
 
 // table_methods.cpp
 Napi::Value FileTables(const Napi::CallbackInfo& info);

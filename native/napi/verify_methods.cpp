@@ -1,4 +1,4 @@
-// File health: tile decode checks for `tet verify` and the footer repair of `tet repair`. They run
+// File health: the tile and tables checks of `tet verify` and the repairs of `tet repair`. They run
 // on the addon's job threads (napi/job_threads.h), as open() does: `tet info` verifies the file it
 // shows, and a first use of libuv's pool would start its four threads on the JS thread first.
 #include <memory>
@@ -28,32 +28,24 @@ Napi::Value FindingsToJs(Napi::Env env, const std::vector<VerifyFinding>& findin
   return out;
 }
 
-class VerifyTilesWorker : public DetachedWorker {
+// One job for both checks (one round trip to the job thread: `tet info` waits for it): the tiles
+// [first, first + count), then the tables region; a throw of the first skips the second.
+class VerifyWorker : public DetachedWorker {
  public:
-  VerifyTilesWorker(Napi::Env env, std::shared_ptr<File> file, uint64_t first, uint64_t count)
-      : DetachedWorker(env, "tetration:verifyTiles", EnvInFlight(env)), file_(std::move(file)), first_(first), count_(count) {}
+  VerifyWorker(Napi::Env env, std::shared_ptr<File> file, uint64_t first, uint64_t count, bool deep)
+      : DetachedWorker(env, "tetration:verify", EnvInFlight(env)), file_(std::move(file)), first_(first), count_(count), deep_(deep) {}
 
  protected:
-  void Run() override { findings_ = verify_tiles(*file_, first_, count_); }
+  void Run() override {
+    findings_ = verify_tiles(*file_, first_, count_);
+    std::vector<VerifyFinding> tables = verify_tables(*file_, deep_);
+    findings_.insert(findings_.end(), tables.begin(), tables.end());
+  }
   Napi::Value Result(Napi::Env env) override { return FindingsToJs(env, findings_); }
 
  private:
   std::shared_ptr<File> file_;
   uint64_t first_, count_;
-  std::vector<VerifyFinding> findings_;
-};
-
-class VerifyTablesWorker : public DetachedWorker {
- public:
-  VerifyTablesWorker(Napi::Env env, std::shared_ptr<File> file, bool deep)
-      : DetachedWorker(env, "tetration:verifyTables", EnvInFlight(env)), file_(std::move(file)), deep_(deep) {}
-
- protected:
-  void Run() override { findings_ = verify_tables(*file_, deep_); }
-  Napi::Value Result(Napi::Env env) override { return FindingsToJs(env, findings_); }
-
- private:
-  std::shared_ptr<File> file_;
   bool deep_;
   std::vector<VerifyFinding> findings_;
 };
@@ -79,13 +71,13 @@ class RepairFooterWorker : public DetachedWorker {
 
 }  // namespace
 
-Napi::Value VerifyTiles(const Napi::CallbackInfo& info) {
+Napi::Value Verify(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return GuardAsync(env, [&]() -> Napi::Value {
     std::shared_ptr<File> file = OpenFileOf(Arg(info, 0, "file"));
     uint64_t first = U64Arg(info, 1, "first");
     uint64_t count = U64Arg(info, 2, "count");
-    return (new VerifyTilesWorker(env, std::move(file), first, count))->Start();
+    return (new VerifyWorker(env, std::move(file), first, count, BoolArg(info, 3, "deep")))->Start();
   });
 }
 
@@ -100,14 +92,6 @@ Napi::Value RepairCells(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return GuardAsync(env, [&]() -> Napi::Value {
     return (new RepairFooterWorker(env, StringArg(info, 0, "path"), true))->Start();
-  });
-}
-
-Napi::Value VerifyTables(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  return GuardAsync(env, [&]() -> Napi::Value {
-    std::shared_ptr<File> file = OpenFileOf(Arg(info, 0, "file"));
-    return (new VerifyTablesWorker(env, std::move(file), BoolArg(info, 1, "deep")))->Start();
   });
 }
 

@@ -62,7 +62,7 @@ describe('native binding', () => {
     expect(Array.from(r.values as Float64Array)).toEqual([21]);
     b.closeFile(f);
     await expect(b.execute(f, plan, null)).rejects.toMatchObject({ code: 'TET_IO_CLOSED' });
-    await expect(b.verifyTiles(f, 0, 1)).rejects.toMatchObject({ code: 'TET_IO_CLOSED' });
+    await expect(b.verify(f, 0, 1, false)).rejects.toMatchObject({ code: 'TET_IO_CLOSED' });
   });
 
   it('a cancelled token stops execution with TET_CANCELLED', async () => {

@@ -20,7 +20,9 @@ struct VerifyFinding {
 
 // Decodes index entries [first, first + count) of catalog().entries (file order; clamped to the
 // entry count) and returns one finding per tile that fails (zstd errors, wrong decoded length).
-// Raw tiles were fully bounds/length-checked at open. Never throws for bad tiles; throws
+// Raw tiles were fully bounds/length-checked at open. The others are decoded on the worker pool
+// (exec/thread_pool.h; as many threads as hold at most 256 MiB of decoded tiles at once), the
+// findings in index order whatever the thread count. Never throws for bad tiles; throws
 // TET_IO_FILE_CHANGED when the file was truncated/extended since open (reading would fault).
 std::vector<VerifyFinding> verify_tiles(const File& file, uint64_t first, uint64_t count);
 
