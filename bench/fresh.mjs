@@ -26,7 +26,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ensureProbe } from './lib/build.mjs';
 import { openNpy } from './generate.mjs';
-import { flag, log, opt, positiveInt } from './lib/script.mjs';
+import { flag, log, opt, positiveInt, trialEnv } from './lib/script.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
@@ -134,10 +134,13 @@ function busyMs() {
   return (user + nice + system + irq + softirq + (steal || 0)) * TICK_MS;
 }
 
+// The contenders' environment: no NODE_OPTIONS, no NODE_EXTRA_CA_CERTS (lib/script.mjs trialEnv).
+const TRIAL_ENV = trialEnv({ NODE_OPTIONS: '' });
+
 function trialOnce(c) {
   warmFiles(c.files);
   const b0 = busyMs(), self0 = process.cpuUsage(), t0 = performance.now();
-  const r = spawnSync(c.cmd, c.args, { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const r = spawnSync(c.cmd, c.args, { encoding: 'utf8', env: TRIAL_ENV });
   const wall = performance.now() - t0, self = process.cpuUsage(self0), b1 = busyMs();
   if (r.status !== 0) throw new Error(`${c.name}: exit ${r.status}\n${r.stderr}`);
   const j = JSON.parse(r.stdout.trim().split('\n').pop());

@@ -23,6 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cases as allCases, geometry, MiB, parseSize, sizeLabel } from './lib/datasets.mjs';
 import { ensureProbe } from './lib/build.mjs';
+import { trialEnv } from './lib/script.mjs';
 import { rawPayloadSpan } from './lib/tetfile.mjs';
 import { dataDir, ensureData } from './generate.mjs';
 import { tetResult } from './trials/tetresult.mjs';
@@ -169,7 +170,7 @@ const loadEnd = os.loadavg();
 
 async function runTrial(t) {
   const t0 = performance.now();
-  const child = spawn(t.cmd, t.args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(t.env ?? {}) } });
+  const child = spawn(t.cmd, t.args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: trialEnv(t.env) });
   let out = '', err = '', timedOut = false;
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { err += d; });

@@ -1,6 +1,17 @@
-// What the bench scripts share: a log with seconds since start (stderr), `--name value` options
-// from argv, and the warm median of a timed call.
+// What the bench scripts share: the environment timed trials run in, a log with seconds since
+// start (stderr), `--name value` options from argv, and the warm median of a timed call.
 const T0 = performance.now();
+
+/**
+ * The environment timed trials run in: this one less NODE_EXTRA_CA_CERTS (a machine that sets it
+ * makes every node start read and parse the certificates, ~50-70 ms on the 2-core VM: a cost of
+ * the machine that only the node contenders would pay in a whole-process time) and `extra` added.
+ */
+export function trialEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
 
 /** console.error with the seconds since the script started. */
 export const log = (...a) => console.error(`[${((performance.now() - T0) / 1000).toFixed(0).padStart(4)}s]`, ...a);
