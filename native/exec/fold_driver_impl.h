@@ -241,6 +241,14 @@ template <class S, class T> struct ScalarScan {
   // below takes four). A thread's buffer is fresh memory on its first use, on huge pages
   // (tet/scratch.h): ~0.15 ms, where 4 KiB pages cost ~1.5 ms for the 512 KiB of an f32 unit.
   static constexpr uint64_t kPreadMinUnits = 16;
+  // How much faster per byte pread must be, in both measured pairs, to be chosen. A unit's time
+  // shows neither what reading by pread costs the rest of the scan (each unit copied into a buffer
+  // that the fold then reads again) nor what reading through the mapping gives the scans after it
+  // (a warm mapping, nothing to populate): on the Intel Xeon VM, every 4th row of a 256 MiB f32
+  // file took the engine 4.7-5.0 ms through the mapping and 5.4-6.1 by pread, where the second
+  // pair had pread 3-14 % faster per byte (docs/performance.md). Where faults are dear (the AMD
+  // EPYC VM: pread ~2x faster per byte), pread still wins by far more than this.
+  static constexpr double kPreadMargin = 1.25;
 
   // This thread's pread buffer, at least `bytes` long, its pages touched (so that timing a read
   // into it measures the read, not the first touch of fresh memory).
@@ -430,7 +438,7 @@ template <class S, class T> struct ScalarScan {
           // the mapping, the odd ones by pread, each timed per byte after its thread's buffer
           // is ready. Where threads run them side by side both ways meet the same machine;
           // the first of each way also pays first-use costs (the fold's code, the mapping's
-          // first faults), so pread is chosen where it was faster in both pairs.
+          // first faults), so pread is chosen where it was faster in both pairs, by kPreadMargin.
           double per_byte[4] = {0, 0, 0, 0};
           pool.parallel_for(4, parts, [&](uint64_t k, uint32_t slot) {  // slots < parts (the buffers)
             const ScalarUnit& u = units[order[tasks[k].k0]];
@@ -440,7 +448,7 @@ template <class S, class T> struct ScalarScan {
             fold_unit_read(sink, order[tasks[k].k0], u, pread, scratch[slot], bufs[slot]);
             per_byte[k] = std::chrono::duration<double>(clock::now() - a).count() / double((u.e1 - u.e0) * sizeof(S));
           });
-          by_pread = per_byte[1] < per_byte[0] && per_byte[3] < per_byte[2];
+          by_pread = per_byte[1] * kPreadMargin < per_byte[0] && per_byte[3] * kPreadMargin < per_byte[2];
           read_measured_count({order[tasks[0].k0], order[tasks[1].k0], order[tasks[2].k0], order[tasks[3].k0]}, by_pread);
           t0 = 4;
         }
