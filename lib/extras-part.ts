@@ -47,24 +47,30 @@ function part(): typeof Extras {
   return extras;
 }
 
+// The async ones return a rejected promise where the part cannot be loaded, as they would reject
+// for any other failure; the sync ones throw.
+async function later<T>(call: (x: typeof Extras) => Promise<T>): Promise<T> {
+  return call(part());
+}
+
 export function display(...args: Parameters<typeof Extras.display>): ReturnType<typeof Extras.display> {
-  return part().display(...args);
+  return later((x) => x.display(...args));
 }
 export function toHTML(...args: Parameters<typeof Extras.toHTML>): ReturnType<typeof Extras.toHTML> {
   return part().toHTML(...args);
 }
 export function renderPlot(...args: Parameters<typeof Extras.renderPlot>): ReturnType<typeof Extras.renderPlot> {
-  return part().renderPlot(...args);
+  return later((x) => x.renderPlot(...args));
 }
 export function plotSpec(...args: Parameters<typeof Extras.plotSpec>): ReturnType<typeof Extras.plotSpec> {
   return part().plotSpec(...args);
 }
 export function convert(...args: Parameters<typeof Extras.convert>): ReturnType<typeof Extras.convert> {
-  return part().convert(...args);
+  return later((x) => x.convert(...args));
 }
 export function detectSource(...args: Parameters<typeof Extras.detectSource>): ReturnType<typeof Extras.detectSource> {
   return part().detectSource(...args);
 }
 export function exportZarr(...args: Parameters<typeof Extras.exportZarr>): ReturnType<typeof Extras.exportZarr> {
-  return part().exportZarr(...args);
+  return later((x) => x.exportZarr(...args));
 }

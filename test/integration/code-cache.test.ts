@@ -7,7 +7,7 @@
 // at their first call. Runs the built package
 // (dist/) in child processes, as users load it; answers against values computed here.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -237,6 +237,38 @@ describe('the code cache of dist/index.cjs', () => {
       expect(afterAnswer).toContain(k === 0 ? 'code cache extras none' : 'code cache extras accepted loaded');
     }
     expect(cacheFiles(dir).filter((f) => f.startsWith('extras-'))).toHaveLength(1);
+  });
+
+  it('without its extras part (a damaged install) the SDK still answers; the async extras reject, the sync ones throw', () => {
+    // a copy of the loader, the bundle and the validator inside the package (the addon is found
+    // from there), without dist/sdk-part-extras.cjs
+    const copy = join(ROOT, '.tmp', `dist-no-extras-${process.pid}`);
+    mkdirSync(copy, { recursive: true });
+    try {
+      for (const f of ['index.cjs', 'sdk.cjs', 'sdk-part-validate.cjs']) copyFileSync(join(ROOT, 'dist', f), join(copy, f));
+      const script = `
+        const t = require(${JSON.stringify(join(copy, 'index.cjs'))});
+        (async () => {
+          const f = await t.open(process.argv[1]);
+          const mean = (await f.query({ dataset: 'x', mean: [] }, { preview: 0 })).execution.operation_mean;
+          let sync = 'none';
+          try { t.detectSource(process.argv[1]); } catch (e) { sync = e.code ?? 'thrown'; }
+          let returned = false, rejected = '';
+          try {
+            const p = t.convert(process.argv[1], process.argv[1] + '.out.tet');
+            returned = typeof p.then === 'function';
+            await p;
+          } catch (e) { rejected = e.code ?? 'rejected'; }
+          process.stdout.write(JSON.stringify({ mean, sync, returned, rejected }));
+        })();`;
+      const r = spawnSync(process.execPath, ['-e', script, file], { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DIR: join(work, 'c7') } });
+      expect(r.status, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.mean).toBeCloseTo(wantMean, 9);
+      expect(out).toMatchObject({ sync: 'ENOENT', returned: true, rejected: 'ENOENT' });
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('ES-only dependencies load from the cached bundle (a PNG through vega and sharp)', () => {
