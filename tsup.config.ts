@@ -40,9 +40,9 @@ const lazyChildProcess: Plugin = {
 };
 
 // The CLI's tables (lib/cli/box-table.ts) and the bundled bar package measure text through
-// lib/cli/string-width.cjs: string-width
-// with the common case (a string of width-1 characters, as every `tet` table and bar holds) taken
-// without its regular expressions (~2 ms of `tet info`: that file says why).
+// lib/cli/string-width.cjs: string-width with the common case (a string of width-1 characters, as
+// every `tet` table and bar holds) taken without its regular expressions (~2 ms of `tet info`: that
+// file says why).
 const narrowStringWidth: Plugin = {
   name: 'tet-narrow-string-width',
   setup(build) {
@@ -82,7 +82,9 @@ const sdkParts: Plugin = {
 // module the loader does not list fails the build.
 const libPath = (file: string) => relative(process.cwd(), file).split(sep).join('/');
 const inOwn = (file: string, own: readonly string[]) => own.some((o) => (o.endsWith('/') ? file.startsWith(o) : file === o));
-const sharedKeys = (loader: string) => new Set([...readFileSync(loader, 'utf8').matchAll(/^ {2}'(lib\/[\w./-]+\.ts)': /gm)].map((m) => m[1]));
+// each part loader's keys, read once per build
+const sharedKeys = new Map(SDK_PARTS.filter((p) => p.own).map((p) =>
+  [p.loader, new Set([...readFileSync(p.loader, 'utf8').matchAll(/^ {2}'(lib\/[\w./-]+\.ts)': /gm)].map((m) => m[1]))]));
 function resolveLib(dir: string, spec: string): string | undefined {
   const base = resolve(dir, spec);
   return [base, `${base}.ts`, join(base, 'index.ts')].find((f) => existsSync(f) && statSync(f).isFile());
@@ -95,7 +97,7 @@ const partsShareTheBundle: Plugin = {
       const target = part && resolveLib(args.resolveDir, args.path);
       const key = target && libPath(target);
       if (!part || !key || !key.startsWith('lib/') || inOwn(key, part.own!)) return undefined;
-      if (!sharedKeys(part.loader).has(key)) {
+      if (!sharedKeys.get(part.loader)!.has(key)) {
         return { errors: [{ text: `SDK part ${part.name}: ${libPath(args.importer)} imports ${key}, which ${part.loader} does not hand over (SHARED_MODULES)` }] };
       }
       return { path: key, namespace: 'tet-shared' };
