@@ -309,6 +309,58 @@ template <class S, class T> struct ScalarScan {
     }
   }
 
+  // A dataset's first scan over raw byte-run units (`list`, each unit once), on `parts` (>= 2)
+  // participants, choosing its way of reading as it folds: participant slot 1 reads its first two
+  // units by pread (its buffer readied before the clock starts), slot 0 its first two through the
+  // mapping, each timed per byte; every other unit is read through the mapping until both pairs
+  // are in, then the way chosen: pread where it was faster in both pairs by kPreadMargin. Where
+  // threads run them side by side both ways meet the same machine, and nobody waits for the
+  // measurement (a fresh process's first pread buffer, a huge page to clear, cost a 16 MiB row
+  // range ~0.4 ms when the other threads waited for it). Each tile is counted once, by the first
+  // unit of it read either way. Returns whether pread was chosen.
+  template <class Sink>
+  bool measured_scan(Sink& sink, const std::vector<uint64_t>& list, uint32_t parts, std::vector<ScratchBytes>& scratch,
+                     std::vector<std::vector<T>>& bufs) const {
+    using clock = std::chrono::steady_clock;
+    enum : int { kUndecided = 0, kMapped = 1, kPread = 2 };
+    std::atomic<int> way{kUndecided};
+    std::mutex mu;
+    double per_byte[4] = {-1, -1, -1, -1};  // pairs (0, 1) and (2, 3): mapped, pread
+    uint32_t timed[2] = {0, 0};            // units timed by slots 0 and 1 (each slot is one thread)
+    uint64_t ntiles = 0;
+    for (uint64_t ui : list) ntiles = std::max<uint64_t>(ntiles, uint64_t(units[ui].tile) + 1);
+    std::unique_ptr<std::atomic<uint8_t>[]> counted(new std::atomic<uint8_t>[ntiles]());
+    ThreadPool::instance().parallel_for(list.size(), parts, [&](uint64_t k, uint32_t slot) {
+      check_cancel(run.ctx);
+      const uint64_t ui = list[k];
+      const ScalarUnit& u = units[ui];
+      const uint64_t bytes = (u.e1 - u.e0) * sizeof(S);
+      const int w = way.load(std::memory_order_acquire);
+      bool pread = w == kPread;
+      int sample = -1;
+      if (w == kUndecided && slot < 2 && timed[slot] < 2) {
+        sample = int(2 * timed[slot] + slot);
+        ++timed[slot];
+        pread = slot == 1;
+        if (pread) reserve_read_area(bytes);
+      }
+      const auto a = clock::now();
+      fold_unit_read(sink, ui, u, pread, scratch[slot], bufs[slot]);
+      if (sample >= 0) {
+        const double pb = std::chrono::duration<double>(clock::now() - a).count() / double(bytes);
+        std::lock_guard<std::mutex> g(mu);
+        per_byte[sample] = pb;
+        if (way.load(std::memory_order_relaxed) == kUndecided && per_byte[0] >= 0 && per_byte[1] >= 0 &&
+            per_byte[2] >= 0 && per_byte[3] >= 0) {
+          const bool p = per_byte[1] * kPreadMargin < per_byte[0] && per_byte[3] * kPreadMargin < per_byte[2];
+          way.store(p ? kPread : kMapped, std::memory_order_release);
+        }
+      }
+      if (counted[u.tile].exchange(1, std::memory_order_relaxed) == 0) run.fetcher.count(run.sel.tile(u.tile));
+    });
+    return way.load() == kPread;
+  }
+
   // Counts the tiles of the measurement's units (each one unit) once the scan's way is chosen:
   // by pread, the rounds count a tile at its first unit, so a measured first unit counts its tile
   // here; through the mapping, the rounds count every tile they fetch or acquire, so only a tile
@@ -414,15 +466,16 @@ template <class S, class T> struct ScalarScan {
       // through the mapping, or by pread into a per-thread buffer (only the bytes selected). A
       // process that has not touched the mapping yet pays a page fault per few pages (on shared
       // VMs more than copying them out of the page cache); one that has reads it for free. On
-      // the dataset's first scan through this source its first four units decide, read each way
-      // in turn and the second pair timed (cost per byte; the first pair also pays the fold's and
-      // the buffer's first use); later scans read through the mapping (populated by then, or
-      // worth populating once for the scans to come). Units fold alike whichever way they are
-      // read, so the result's bits do not depend on the choice.
+      // the dataset's first scan through this source the scan measures both ways as it folds
+      // (measured_scan: two units each way, timed per byte; the first pair also pays the fold's
+      // and the buffer's first use) and reads the rest the way chosen; later scans read through
+      // the mapping (populated by then, or worth populating once for the scans to come). Units
+      // fold alike whichever way they are read, so the result's bits do not depend on the choice.
       const ChunkSource& src = run.fetcher.source();
       StoredExtent pext;
       bool by_pread = false;
-      uint64_t t0 = 0;  // tasks before t0 were folded by the measurement
+      bool done = false;  // every unit folded already (by measured_scan)
+      uint64_t t0 = 0;    // tasks before t0 were folded by the measurement
       auto unit_ranges = [&] {  // every tile raw, every unit byte runs of its tile
         if (!src.stored_extent(plan.dataset_id, pext)) return false;
         for (const Task& t : tasks)
@@ -433,28 +486,32 @@ template <class S, class T> struct ScalarScan {
         if (run.ctx.read_path == ReadPath::Pread) {
           by_pread = true;
         } else if (tasks.size() >= kPreadMinUnits && src.first_scan(plan.dataset_id)) {
-          using clock = std::chrono::steady_clock;
-          // Tasks 0-3 (each one unit here: raw tiles), on the pool: the even ones read through
-          // the mapping, the odd ones by pread, each timed per byte after its thread's buffer
-          // is ready. Where threads run them side by side both ways meet the same machine;
-          // the first of each way also pays first-use costs (the fold's code, the mapping's
-          // first faults), so pread is chosen where it was faster in both pairs, by kPreadMargin.
-          double per_byte[4] = {0, 0, 0, 0};
-          pool.parallel_for(4, parts, [&](uint64_t k, uint32_t slot) {  // slots < parts (the buffers)
-            const ScalarUnit& u = units[order[tasks[k].k0]];
-            const bool pread = k % 2 == 1;
-            if (pread) reserve_read_area((u.e1 - u.e0) * sizeof(S));
-            const auto a = clock::now();
-            fold_unit_read(sink, order[tasks[k].k0], u, pread, scratch[slot], bufs[slot]);
-            per_byte[k] = std::chrono::duration<double>(clock::now() - a).count() / double((u.e1 - u.e0) * sizeof(S));
-          });
-          by_pread = per_byte[1] * kPreadMargin < per_byte[0] && per_byte[3] * kPreadMargin < per_byte[2];
-          read_measured_count({order[tasks[0].k0], order[tasks[1].k0], order[tasks[2].k0], order[tasks[3].k0]}, by_pread);
-          t0 = 4;
+          std::vector<uint64_t> list(tasks.size());  // each task one unit here (raw tiles)
+          for (size_t k = 0; k < tasks.size(); ++k) list[k] = order[tasks[k].k0];
+          if (parts >= 2) {
+            by_pread = measured_scan(sink, list, parts, scratch, bufs);
+            done = true;
+          } else {
+            // One participant: tasks 0-3 first, mapped / pread in turn, then the rest the way chosen.
+            double per_byte[4] = {0, 0, 0, 0};
+            for (uint64_t k = 0; k < 4; ++k) {
+              const ScalarUnit& u = units[list[k]];
+              const bool pread = k % 2 == 1;
+              if (pread) reserve_read_area((u.e1 - u.e0) * sizeof(S));
+              const auto a = std::chrono::steady_clock::now();
+              fold_unit_read(sink, list[k], u, pread, scratch[0], bufs[0]);
+              per_byte[k] = std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count() /
+                            double((u.e1 - u.e0) * sizeof(S));
+            }
+            by_pread = per_byte[1] * kPreadMargin < per_byte[0] && per_byte[3] * kPreadMargin < per_byte[2];
+            read_measured_count({list[0], list[1], list[2], list[3]}, by_pread);
+            t0 = 4;
+          }
         }
       }
       pread_used = by_pread;
       if (by_pread) note_pread_spans(u0, u1);
+      if (done) rounds.clear();
       for (const auto& r : rounds) {
         const uint64_t r0 = std::max(r.first, t0);
         if (r0 >= r.second) continue;
