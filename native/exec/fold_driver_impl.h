@@ -249,6 +249,7 @@ template <class S, class T> struct ScalarScan {
   // pair had pread 3-14 % faster per byte (docs/performance.md). Where faults are dear (the AMD
   // EPYC VM: pread ~2x faster per byte), pread still wins by far more than this.
   static constexpr double kPreadMargin = 1.25;
+  double pread_margin() const { return run.ctx.pread_margin > 0 ? run.ctx.pread_margin : kPreadMargin; }
 
   // This thread's pread buffer, at least `bytes` long, its pages touched (so that timing a read
   // into it measures the read, not the first touch of fresh memory).
@@ -279,8 +280,8 @@ template <class S, class T> struct ScalarScan {
   // Unit ui (byte runs of a raw tile: byte_runs) to the sink, read through the mapping or by
   // pread, a call per run, into this thread's buffer (kept for the thread's later scans: fresh
   // memory is dear). Either way the unit's elements reach the sink in the same order. Counts no
-  // tile: the rounds count a tile at its first unit, the measurement once the way is chosen
-  // (read_measured_count).
+  // tile: the rounds count a tile at its first unit, measured_scan each tile at the first unit
+  // of it read either way.
   template <class Sink>
   void fold_unit_read(Sink& sink, uint64_t ui, const ScalarUnit& u, bool pread, ScratchBytes& scratch,
                       std::vector<T>& buf) const {
@@ -309,24 +310,30 @@ template <class S, class T> struct ScalarScan {
     }
   }
 
-  // A dataset's first scan over raw byte-run units (`list`, each unit once), on `parts` (>= 2)
-  // participants, choosing its way of reading as it folds: participant slot 1 reads its first two
-  // units by pread (its buffer readied before the clock starts), slot 0 its first two through the
-  // mapping, each timed per byte; every other unit is read through the mapping until both pairs
-  // are in, then the way chosen: pread where it was faster in both pairs by kPreadMargin. Where
-  // threads run them side by side both ways meet the same machine, and nobody waits for the
-  // measurement (a fresh process's first pread buffer, a huge page to clear, cost a 16 MiB row
-  // range ~0.4 ms when the other threads waited for it). Each tile is counted once, by the first
-  // unit of it read either way. Returns whether pread was chosen.
+  // A dataset's first scan over raw byte-run units (`list`, each unit once) on up to `parts`
+  // threads, choosing its way of reading as it folds: the first thread to start times two units
+  // read through the mapping, the next one two read by pread (pairs 0-1 and 2-3: side by side,
+  // so both ways meet the same machine; with one thread, one after the other), each per byte,
+  // the pread buffer readied before the clock starts; every other unit is read through
+  // the mapping until the four are in, then the way chosen: pread where it was faster in both
+  // pairs by the margin (kPreadMargin unless ExecContext::pread_margin says otherwise). Nobody
+  // waits for the measurement (a fresh process's first pread buffer, a huge page to clear, cost a
+  // 16 MiB row range ~0.4 ms when the other thread waited for it). Each tile is counted once, by
+  // the first unit of it read either way. Returns whether pread was chosen.
   template <class Sink>
   bool measured_scan(Sink& sink, const std::vector<uint64_t>& list, uint32_t parts, std::vector<ScratchBytes>& scratch,
                      std::vector<std::vector<T>>& bufs) const {
     using clock = std::chrono::steady_clock;
+    const double margin = pread_margin();
     enum : int { kUndecided = 0, kMapped = 1, kPread = 2 };
     std::atomic<int> way{kUndecided};
+    // The two timing roles, each a thread's (-1: not taken): the first thread to start times two
+    // units through the mapping, the next one two by pread. A thread that finished its mapped pair
+    // while the pread role is still free (one thread only, the others not started) takes it too.
+    std::atomic<int32_t> mapped_by{-1}, pread_by{-1};
+    std::vector<uint8_t> timed(parts, 0);  // units each slot timed in its current role (slot = thread)
     std::mutex mu;
     double per_byte[4] = {-1, -1, -1, -1};  // pairs (0, 1) and (2, 3): mapped, pread
-    uint32_t timed[2] = {0, 0};            // units timed by slots 0 and 1 (each slot is one thread)
     uint64_t ntiles = 0;
     for (uint64_t ui : list) ntiles = std::max<uint64_t>(ntiles, uint64_t(units[ui].tile) + 1);
     std::unique_ptr<std::atomic<uint8_t>[]> counted(new std::atomic<uint8_t>[ntiles]());
@@ -338,11 +345,25 @@ template <class S, class T> struct ScalarScan {
       const int w = way.load(std::memory_order_acquire);
       bool pread = w == kPread;
       int sample = -1;
-      if (w == kUndecided && slot < 2 && timed[slot] < 2) {
-        sample = int(2 * timed[slot] + slot);
-        ++timed[slot];
-        pread = slot == 1;
-        if (pread) reserve_read_area(bytes);
+      if (w == kUndecided) {
+        const int32_t me = int32_t(slot);
+        int32_t none = -1;
+        if (mapped_by.load(std::memory_order_relaxed) != me && pread_by.load(std::memory_order_relaxed) != me &&
+            !mapped_by.compare_exchange_strong(none, me)) {
+          none = -1;
+          pread_by.compare_exchange_strong(none, me);
+        }
+        if (mapped_by.load(std::memory_order_relaxed) == me && timed[slot] == 2) {
+          none = -1;
+          if (pread_by.compare_exchange_strong(none, me)) timed[slot] = 0;
+        }
+        if (pread_by.load(std::memory_order_relaxed) == me && timed[slot] < 2) {
+          sample = int(2 * timed[slot]++ + 1), pread = true;
+          reserve_read_area(bytes);
+        } else if (mapped_by.load(std::memory_order_relaxed) == me && pread_by.load(std::memory_order_relaxed) != me &&
+                   timed[slot] < 2) {
+          sample = int(2 * timed[slot]++);
+        }
       }
       const auto a = clock::now();
       fold_unit_read(sink, ui, u, pread, scratch[slot], bufs[slot]);
@@ -352,36 +373,17 @@ template <class S, class T> struct ScalarScan {
         per_byte[sample] = pb;
         if (way.load(std::memory_order_relaxed) == kUndecided && per_byte[0] >= 0 && per_byte[1] >= 0 &&
             per_byte[2] >= 0 && per_byte[3] >= 0) {
-          const bool p = per_byte[1] * kPreadMargin < per_byte[0] && per_byte[3] * kPreadMargin < per_byte[2];
+          const bool p = per_byte[1] * margin < per_byte[0] && per_byte[3] * margin < per_byte[2];
           way.store(p ? kPread : kMapped, std::memory_order_release);
         }
       }
       if (counted[u.tile].exchange(1, std::memory_order_relaxed) == 0) run.fetcher.count(run.sel.tile(u.tile));
     });
-    return way.load() == kPread;
-  }
-
-  // Counts the tiles of the measurement's units (each one unit) once the scan's way is chosen:
-  // by pread, the rounds count a tile at its first unit, so a measured first unit counts its tile
-  // here; through the mapping, the rounds count every tile they fetch or acquire, so only a tile
-  // whose units were all measured is counted here. (Counted as they were read, a tile whose first
-  // unit the measurement read through the mapping was counted again by the mapped rounds.)
-  void read_measured_count(const std::vector<uint64_t>& measured, bool by_pread) const {
-    for (size_t i = 0; i < measured.size(); ++i) {
-      const ScalarUnit& u = units[measured[i]];
-      if (by_pread) {
-        if (u.e0 == 0) run.fetcher.count(run.sel.tile(u.tile));
-        continue;
-      }
-      bool first = true;  // the first measured unit of its tile
-      uint32_t of_tile = 0;
-      for (size_t j = 0; j < measured.size(); ++j) {
-        if (units[measured[j]].tile != u.tile) continue;
-        first = first && j >= i;
-        ++of_tile;
-      }
-      if (first && of_tile == u.tile_units) run.fetcher.count(run.sel.tile(u.tile));
-    }
+    if (way.load() != kUndecided) return way.load() == kPread;
+    // A role's thread got no further unit (a busy machine kept it off the cores): the pairs that
+    // were timed decide (the pread role's first unit is always timed: its thread is folding it).
+    const bool p0 = per_byte[0] >= 0 && per_byte[1] >= 0, p1 = per_byte[2] >= 0 && per_byte[3] >= 0;
+    return (p0 || p1) && (!p0 || per_byte[1] * margin < per_byte[0]) && (!p1 || per_byte[3] * margin < per_byte[2]);
   }
 
   // Units [u0, u1) to the sink (each exactly once, in any order and on any thread).
@@ -475,7 +477,6 @@ template <class S, class T> struct ScalarScan {
       StoredExtent pext;
       bool by_pread = false;
       bool done = false;  // every unit folded already (by measured_scan)
-      uint64_t t0 = 0;    // tasks before t0 were folded by the measurement
       auto unit_ranges = [&] {  // every tile raw, every unit byte runs of its tile
         if (!src.stored_extent(plan.dataset_id, pext)) return false;
         for (const Task& t : tasks)
@@ -488,33 +489,15 @@ template <class S, class T> struct ScalarScan {
         } else if (tasks.size() >= kPreadMinUnits && src.first_scan(plan.dataset_id)) {
           std::vector<uint64_t> list(tasks.size());  // each task one unit here (raw tiles)
           for (size_t k = 0; k < tasks.size(); ++k) list[k] = order[tasks[k].k0];
-          if (parts >= 2) {
-            by_pread = measured_scan(sink, list, parts, scratch, bufs);
-            done = true;
-          } else {
-            // One participant: tasks 0-3 first, mapped / pread in turn, then the rest the way chosen.
-            double per_byte[4] = {0, 0, 0, 0};
-            for (uint64_t k = 0; k < 4; ++k) {
-              const ScalarUnit& u = units[list[k]];
-              const bool pread = k % 2 == 1;
-              if (pread) reserve_read_area((u.e1 - u.e0) * sizeof(S));
-              const auto a = std::chrono::steady_clock::now();
-              fold_unit_read(sink, list[k], u, pread, scratch[0], bufs[0]);
-              per_byte[k] = std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count() /
-                            double((u.e1 - u.e0) * sizeof(S));
-            }
-            by_pread = per_byte[1] * kPreadMargin < per_byte[0] && per_byte[3] * kPreadMargin < per_byte[2];
-            read_measured_count({list[0], list[1], list[2], list[3]}, by_pread);
-            t0 = 4;
-          }
+          by_pread = measured_scan(sink, list, parts, scratch, bufs);
+          done = true;
         }
       }
       pread_used = by_pread;
       if (by_pread) note_pread_spans(u0, u1);
       if (done) rounds.clear();
       for (const auto& r : rounds) {
-        const uint64_t r0 = std::max(r.first, t0);
-        if (r0 >= r.second) continue;
+        const uint64_t r0 = r.first;
         pool.parallel_for(r.second - r0, run.threads, [&](uint64_t rt, uint32_t slot) {
           check_cancel(run.ctx);
           const Task& task = tasks[r0 + rt];

@@ -28,6 +28,9 @@ enum class ReadPath : uint8_t { Auto, Mapped, Pread };
 struct ExecContext {
   const std::atomic<bool>* cancel = nullptr;  // set => throw Error("TET_CANCELLED")
   ReadPath read_path = ReadPath::Auto;
+  // Auto: how much cheaper per byte pread must be, in both measured pairs, to be chosen (0: the
+  // engine's kPreadMargin, 1.25). Tests set a tiny or a huge one to take either way.
+  double pread_margin = 0;
   Progress* progress = nullptr;                // null => no counting (one branch per tile)
   // Caller-owned output, for two kinds of plan (any other fails TET_PLAN_INVALID):
   // * read() (Op::None, in-memory strategy): the preview is scattered straight into these bytes
