@@ -330,10 +330,17 @@ template <class S, class T> struct ScalarScan {
     // The two timing roles, each a thread's (-1: not taken): the first thread to start times two
     // units through the mapping, the next one two by pread. A thread that finished its mapped pair
     // while the pread role is still free (one thread only, the others not started) takes it too.
+    // Each counter is touched only by its role's thread.
     std::atomic<int32_t> mapped_by{-1}, pread_by{-1};
-    std::vector<uint8_t> timed(parts, 0);  // units each slot timed in its current role (slot = thread)
+    uint32_t mapped_timed = 0, pread_timed = 0;
     std::mutex mu;
     double per_byte[4] = {-1, -1, -1, -1};  // pairs (0, 1) and (2, 3): mapped, pread
+    auto timed = [&](int pair0) { return per_byte[pair0] >= 0 && per_byte[pair0 + 1] >= 0; };
+    // pread where it was cheaper by the margin in every pair timed (and one pair at least)
+    auto chosen = [&] {
+      return (timed(0) || timed(2)) && (!timed(0) || per_byte[1] * margin < per_byte[0]) &&
+             (!timed(2) || per_byte[3] * margin < per_byte[2]);
+    };
     uint64_t ntiles = 0;
     for (uint64_t ui : list) ntiles = std::max<uint64_t>(ntiles, uint64_t(units[ui].tile) + 1);
     std::unique_ptr<std::atomic<uint8_t>[]> counted(new std::atomic<uint8_t>[ntiles]());
@@ -347,22 +354,15 @@ template <class S, class T> struct ScalarScan {
       int sample = -1;
       if (w == kUndecided) {
         const int32_t me = int32_t(slot);
-        int32_t none = -1;
-        if (mapped_by.load(std::memory_order_relaxed) != me && pread_by.load(std::memory_order_relaxed) != me &&
-            !mapped_by.compare_exchange_strong(none, me)) {
-          none = -1;
-          pread_by.compare_exchange_strong(none, me);
-        }
-        if (mapped_by.load(std::memory_order_relaxed) == me && timed[slot] == 2) {
-          none = -1;
-          if (pread_by.compare_exchange_strong(none, me)) timed[slot] = 0;
-        }
-        if (pread_by.load(std::memory_order_relaxed) == me && timed[slot] < 2) {
-          sample = int(2 * timed[slot]++ + 1), pread = true;
+        auto mine = [me](std::atomic<int32_t>& role) {  // takes the role if free; whether it is ours
+          int32_t owner = -1;
+          return role.compare_exchange_strong(owner, me) || owner == me;
+        };
+        if (mine(mapped_by) && mapped_timed < 2) {
+          sample = int(2 * mapped_timed++);
+        } else if ((mapped_by.load() != me || mapped_timed == 2) && mine(pread_by) && pread_timed < 2) {
+          sample = int(2 * pread_timed++ + 1), pread = true;
           reserve_read_area(bytes);
-        } else if (mapped_by.load(std::memory_order_relaxed) == me && pread_by.load(std::memory_order_relaxed) != me &&
-                   timed[slot] < 2) {
-          sample = int(2 * timed[slot]++);
         }
       }
       const auto a = clock::now();
@@ -371,19 +371,15 @@ template <class S, class T> struct ScalarScan {
         const double pb = std::chrono::duration<double>(clock::now() - a).count() / double(bytes);
         std::lock_guard<std::mutex> g(mu);
         per_byte[sample] = pb;
-        if (way.load(std::memory_order_relaxed) == kUndecided && per_byte[0] >= 0 && per_byte[1] >= 0 &&
-            per_byte[2] >= 0 && per_byte[3] >= 0) {
-          const bool p = per_byte[1] * margin < per_byte[0] && per_byte[3] * margin < per_byte[2];
-          way.store(p ? kPread : kMapped, std::memory_order_release);
-        }
+        if (way.load(std::memory_order_relaxed) == kUndecided && timed(0) && timed(2))
+          way.store(chosen() ? kPread : kMapped, std::memory_order_release);
       }
       if (counted[u.tile].exchange(1, std::memory_order_relaxed) == 0) run.fetcher.count(run.sel.tile(u.tile));
     });
     if (way.load() != kUndecided) return way.load() == kPread;
     // A role's thread got no further unit (a busy machine kept it off the cores): the pairs that
     // were timed decide (the pread role's first unit is always timed: its thread is folding it).
-    const bool p0 = per_byte[0] >= 0 && per_byte[1] >= 0, p1 = per_byte[2] >= 0 && per_byte[3] >= 0;
-    return (p0 || p1) && (!p0 || per_byte[1] * margin < per_byte[0]) && (!p1 || per_byte[3] * margin < per_byte[2]);
+    return chosen();
   }
 
   // Units [u0, u1) to the sink (each exactly once, in any order and on any thread).
@@ -497,10 +493,9 @@ template <class S, class T> struct ScalarScan {
       if (by_pread) note_pread_spans(u0, u1);
       if (done) rounds.clear();
       for (const auto& r : rounds) {
-        const uint64_t r0 = r.first;
-        pool.parallel_for(r.second - r0, run.threads, [&](uint64_t rt, uint32_t slot) {
+        pool.parallel_for(r.second - r.first, run.threads, [&](uint64_t rt, uint32_t slot) {
           check_cancel(run.ctx);
-          const Task& task = tasks[r0 + rt];
+          const Task& task = tasks[r.first + rt];
           const ScalarUnit& u = units[order[task.k0]];
           if (by_pread) {
             fold_unit_read(sink, order[task.k0], u, true, scratch[slot], bufs[slot]);
