@@ -146,6 +146,15 @@ struct SlotScratch {
 // unit's `len` elements as T (zero-copy where the tile is dense and needs no conversion). The
 // sink folds them into its state(s) for that unit: one op (ScalarFold), or several in the same
 // pass over the loaded unit (fold_scalar_multi).
+// A sink that can also fold a unit run by run: sink.by_runs, and sink.runs(u, ts, e0, each) where
+// each(fold_run) calls fold_run(x, m) for the unit's runs in order.
+template <class K, class = void> constexpr bool kSinkRuns = false;
+template <class K> constexpr bool kSinkRuns<K, std::void_t<decltype(&K::by_runs)>> = true;
+
+// Whether op family F folds a unit run by run (F::RunAcc, F::consume_run, F::end_runs).
+template <class F, class = void> constexpr bool kFamilyRuns = false;
+template <class F> constexpr bool kFamilyRuns<F, std::void_t<typename F::RunAcc>> = true;
+
 template <class S, class T> struct ScalarScan {
   const FoldRun& run;
   const std::vector<ScalarUnit> units;
@@ -191,6 +200,18 @@ template <class S, class T> struct ScalarScan {
     if (ts.contiguous) {
       x = dense_elems<S, T>(base + (ts.first_offset + e0) * sizeof(S), len, buf);
     } else {
+      if constexpr (std::is_same<S, T>::value && kSinkRuns<Sink>) {
+        // Row runs long enough to fold where they lie, for a sink that takes them one by one with
+        // the bits of the gathered unit: no copy.
+        if (sink.by_runs && byte_runs(ts)) {
+          sink.runs(ui, ts, e0, [&](auto&& fold_run) {
+            Selection::for_each_run(ts, sel.ndim, e0, e1, [&](uint64_t off, uint64_t m, const Axes&) {
+              fold_run(reinterpret_cast<const T*>(base + off * sizeof(S)), m);
+            });
+          });
+          return;
+        }
+      }
       if (buf.size() < len) buf.resize(len);
       thread_local std::vector<uint64_t> loc;
       gather_elems<S, T>(ts, sel.ndim, e0, e1, base, buf.data(), loc);
@@ -544,11 +565,31 @@ template <class S, class T, class F> struct ScalarFold : ScalarScan<S, T> {
 
   explicit ScalarFold(const FoldRun& r) : ScalarScan<S, T>(r), k(cfg_of<T>(r.plan, r.isa)) {}
 
+  // A unit's state from its loaded elements, or run by run where F can (kFamilyRuns).
+  struct UnitSink {
+    const ScalarFold& f;
+    std::vector<State>& states;
+    bool by_runs;
+    void operator()(uint64_t u, const TileSelection& ts, uint64_t e0, const T* x, uint64_t len) {
+      states[u] = consume_unit<T, F>(f.k, f.run.sel, ts, e0, x, len);
+    }
+    template <class Each> void runs(uint64_t u, const TileSelection&, uint64_t, Each&& each) {
+      if constexpr (kFamilyRuns<F>) {
+        typename F::RunAcc acc;
+        uint64_t at = 0;
+        each([&](const T* x, uint64_t m) { F::consume_run(f.k, acc, x, m, at), at += m; });
+        State a = F::identity(f.k);
+        F::end_runs(f.k, acc, a);
+        states[u] = a;
+      }
+    }
+  };
+
   // Folds units [u0, u1) into states[u0..u1); the rest are left untouched.
   void fold_units(uint64_t u0, uint64_t u1, std::vector<State>& states, IoMode& mode_out, uint32_t& threads_used_out) const {
-    auto sink = [&](uint64_t u, const TileSelection& ts, uint64_t e0, const T* x, uint64_t len) {
-      states[u] = consume_unit<T, F>(k, this->run.sel, ts, e0, x, len);
-    };
+    bool by_runs = false;
+    if constexpr (kFamilyRuns<F>) by_runs = F::runs_ok(k);
+    UnitSink sink{*this, states, by_runs};
     this->scan(u0, u1, sink, mode_out, threads_used_out);
   }
 };

@@ -29,8 +29,15 @@ template <Xform F> TET_INLINE double xform(double v, double c) {
   return d * d;
 }
 
-template <class T, Xform F> TET_INLINE double lane_sum_body(const T* x, size_t n, double c) {
-  double lanes[kLanes] = {};
+// The canonical order's one definition: f(x[i]) added to lanes[(lane0 + i) % kLanes], each
+// lane's additions in index order. lane_sum is this from zeroed lanes, then lane_tree;
+// lane_feed carries the lanes across calls, so a sequence of runs gives lane_sum's bits.
+template <class T, Xform F> TET_INLINE void lanes_add(const T* x, size_t n, double c, double (&lanes)[kLanes], size_t lane0) {
+  if (lane0 != 0) {
+    const size_t head = n < kLanes - lane0 ? n : kLanes - lane0;
+    for (size_t i = 0; i < head; ++i) lanes[lane0 + i] += xform<F>(static_cast<double>(x[i]), c);
+    x += head, n -= head;
+  }
   const size_t full = n / kLanes * kLanes;
   for (size_t g = 0; g < full; g += kLanes) {
     const T* p = x + g;
@@ -38,9 +45,27 @@ template <class T, Xform F> TET_INLINE double lane_sum_body(const T* x, size_t n
     for (size_t j = 0; j < kLanes; ++j) lanes[j] += xform<F>(static_cast<double>(p[j]), c);
   }
   for (size_t i = full; i < n; ++i) lanes[i - full] += xform<F>(static_cast<double>(x[i]), c);
+}
+
+TET_INLINE double lanes_tree(double (&lanes)[kLanes]) {
   for (size_t s = kLanes / 2; s > 0; s >>= 1)
     for (size_t j = 0; j < s; ++j) lanes[j] += lanes[j + s];
   return lanes[0];
+}
+
+template <class T, Xform F> TET_INLINE double lane_sum_body(const T* x, size_t n, double c) {
+  double lanes[kLanes] = {};
+  lanes_add<T, F>(x, n, c, lanes, 0);
+  return lanes_tree(lanes);
+}
+
+// (The lanes are copied in and out: through the pointer, the compiler could not keep them in
+// registers when T is double.)
+template <class T, Xform F> TET_INLINE void lane_feed_body(const T* x, size_t n, double c, double* acc, size_t lane0) {
+  double lanes[kLanes];
+  for (size_t j = 0; j < kLanes; ++j) lanes[j] = acc[j];
+  lanes_add<T, F>(x, n, c, lanes, lane0 % kLanes);
+  for (size_t j = 0; j < kLanes; ++j) acc[j] = lanes[j];
 }
 
 template <class T> TET_INLINE double lane_sum_switch(const T* x, size_t n, Xform f, double c) {
@@ -51,6 +76,15 @@ template <class T> TET_INLINE double lane_sum_switch(const T* x, size_t n, Xform
     case Xform::SquaredDeviation: return lane_sum_body<T, Xform::SquaredDeviation>(x, n, c);
   }
   return 0;
+}
+
+template <class T> TET_INLINE void lane_feed_switch(const T* x, size_t n, Xform f, double c, double* acc, size_t lane0) {
+  switch (f) {
+    case Xform::Identity: return lane_feed_body<T, Xform::Identity>(x, n, c, acc, lane0);
+    case Xform::Abs: return lane_feed_body<T, Xform::Abs>(x, n, c, acc, lane0);
+    case Xform::Square: return lane_feed_body<T, Xform::Square>(x, n, c, acc, lane0);
+    case Xform::SquaredDeviation: return lane_feed_body<T, Xform::SquaredDeviation>(x, n, c, acc, lane0);
+  }
 }
 
 template <class T> TET_INLINE void shifted_sums_body(const T* x, size_t n, double k, double* s1, double* s2) {
@@ -151,6 +185,9 @@ template <class T> TET_INLINE __int128 int_sum_body(const T* x, size_t n) {
   template <class T> ATTR __attribute__((noinline)) double lane_sum_##SUFFIX(const T* x, size_t n, Xform f, double c) { \
     return lane_sum_switch<T>(x, n, f, c);                                                        \
   }                                                                                               \
+  template <class T> ATTR __attribute__((noinline)) void lane_feed_##SUFFIX(const T* x, size_t n, Xform f, double c, double* acc, size_t lane0) { \
+    lane_feed_switch<T>(x, n, f, c, acc, lane0);                                                  \
+  }                                                                                               \
   template <class T> ATTR __attribute__((noinline)) void shifted_sums_##SUFFIX(const T* x, size_t n, double k, double* s1, double* s2) { \
     shifted_sums_body<T>(x, n, k, s1, s2);                                                        \
   }                                                                                               \
@@ -217,6 +254,21 @@ template <class T> double lane_sum(const T* x, size_t n, Xform f, double center,
   return lane_sum_scalar<T>(x, n, f, center);
 }
 
+template <class T> void lane_feed(const T* x, size_t n, Xform f, double center, double* lanes, size_t lane0, Isa isa) {
+#ifdef TET_X86
+  if (isa == Isa::Avx512) return lane_feed_avx512<T>(x, n, f, center, lanes, lane0);
+  if (isa == Isa::Avx2) return lane_feed_avx2<T>(x, n, f, center, lanes, lane0);
+#endif
+  (void)isa;
+  lane_feed_scalar<T>(x, n, f, center, lanes, lane0);
+}
+
+double lane_tree(const double* lanes) {
+  double l[kLanes];
+  for (size_t j = 0; j < kLanes; ++j) l[j] = lanes[j];
+  return lanes_tree(l);
+}
+
 template <class T> void shifted_sums(const T* x, size_t n, double k, double* s1, double* s2, Isa isa) {
 #ifdef TET_X86
   if (isa == Isa::Avx512) return shifted_sums_avx512<T>(x, n, k, s1, s2);
@@ -246,6 +298,7 @@ template <class T> __int128 int_sum(const T* x, size_t n, Isa isa) {
 
 #define TET_INSTANTIATE(T)                                                  \
   template double lane_sum<T>(const T*, size_t, Xform, double, Isa);         \
+  template void lane_feed<T>(const T*, size_t, Xform, double, double*, size_t, Isa); \
   template void shifted_sums<T>(const T*, size_t, double, double*, double*, Isa); \
   template MinMax<T> min_max<T>(const T*, size_t, Isa);
 TET_INSTANTIATE(float)

@@ -23,6 +23,13 @@ enum class Xform : uint32_t { Identity = 0, Abs = 1, Square = 2, SquaredDeviatio
 // Defined for float, double and every integer storage type (int8 excluded: not a .tet dtype).
 template <class T> double lane_sum(const T* x, size_t n, Xform f, double center, Isa isa);
 
+// The same order run by run: f(double(x[i])) added to lanes[(lane0 + i) % 32], the 32 lanes
+// carried by the caller (zeroed to start). Feeding a sequence of runs, each at lane0 = its
+// position in the sequence, then lane_tree(lanes) gives lane_sum of the concatenation, bit for
+// bit (a unit's row runs folded straight from the mapping, without gathering them).
+template <class T> void lane_feed(const T* x, size_t n, Xform f, double center, double* lanes, size_t lane0, Isa isa);
+double lane_tree(const double* lanes);  // lane_sum's fixed pairwise combination of 32 lanes
+
 // One pass of the two canonical lane sums of d = double(x[i]) - k and d * d (same lane order
 // and tree as lane_sum), for single-pass shifted variance.
 template <class T> void shifted_sums(const T* x, size_t n, double k, double* s1, double* s2, Isa isa);

@@ -88,6 +88,40 @@ template <class T> void check_int_sum(Isa isa) {
   }
 }
 
+// lane_feed over x cut into runs of random lengths (empty ones too), each at lane0 = its
+// position, then lane_tree: the test's own canonical order (lane i % 32 in index order, the
+// pairwise tree) and lane_sum, bit for bit.
+template <class T> void check_lane_feed(Isa isa) {
+  std::mt19937_64 rng(77);
+  for (int specials = 0; specials < 2; ++specials)
+    for (size_t n : kSizes) {
+      const auto v = random_values<T>(n, n * 3 + 1 + specials, specials);
+      for (Xform f : {Xform::Identity, Xform::Abs, Xform::Square, Xform::SquaredDeviation}) {
+        double want[kLanes] = {};
+        for (size_t i = 0; i < n; ++i) {
+          const double d = double(v[i]);
+          want[i % kLanes] += f == Xform::Identity ? d : f == Xform::Abs ? std::fabs(d) : f == Xform::Square ? d * d : (d - 3.25) * (d - 3.25);
+        }
+        for (size_t s = kLanes / 2; s > 0; s >>= 1)
+          for (size_t j = 0; j < s; ++j) want[j] += want[j + s];
+        for (int trial = 0; trial < 4; ++trial) {
+          double lanes[kLanes] = {};
+          size_t at = 0;
+          do {
+            const size_t m = std::min(n - at, size_t(rng() % (trial == 3 ? 80 : 40)));
+            lane_feed(v.data() + at, m, f, 3.25, lanes, at, isa);
+            at += m;
+          } while (at < n);
+          const double got = lane_tree(lanes);
+          if (!same_bits(got, want[0]) || !same_bits(got, lane_sum(v.data(), n, f, 3.25, isa))) {
+            ++tet_test::failures();
+            std::printf("  lane_feed %s n=%zu xform %u: %.17g vs %.17g\n", isa_name(isa), n, unsigned(f), got, want[0]);
+          }
+        }
+      }
+    }
+}
+
 std::vector<Isa> isas() {
   std::vector<Isa> out;
   for (Isa i : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon})
@@ -199,6 +233,17 @@ template <class T> void check_row_kernels(Isa isa) {
   }
 }
 }  // namespace
+
+TEST_CASE("lane_feed run by run equals the canonical lane sum bit for bit, every ISA") {
+  for (Isa isa : isas()) {
+    check_lane_feed<float>(isa);
+    check_lane_feed<double>(isa);
+    check_lane_feed<int32_t>(isa);
+    check_lane_feed<uint8_t>(isa);
+    check_lane_feed<uint64_t>(isa);
+    check_lane_feed<int16_t>(isa);
+  }
+}
 
 TEST_CASE("row kernels (partial folds): every ISA equals row-by-row scalar folds bit for bit") {
   for (Isa isa : isas()) {
