@@ -146,12 +146,13 @@ struct SlotScratch {
 // unit's `len` elements as T (zero-copy where the tile is dense and needs no conversion). The
 // sink folds them into its state(s) for that unit: one op (ScalarFold), or several in the same
 // pass over the loaded unit (fold_scalar_multi).
-// A sink that can also fold a unit run by run: sink.by_runs, and sink.runs(u, ts, e0, each) where
-// each(fold_run) calls fold_run(x, m) for the unit's runs in order.
+// A sink that can also fold a unit run by run: sink.by_runs, and sink.runs(u, ts, e0, e1, each)
+// where each(fold_run) calls fold_run(x, m) for the unit's runs in order.
 template <class K, class = void> constexpr bool kSinkRuns = false;
 template <class K> constexpr bool kSinkRuns<K, std::void_t<decltype(&K::by_runs)>> = true;
 
-// Whether op family F folds a unit run by run (F::RunAcc, F::consume_run, F::end_runs).
+// Whether op family F folds a unit run by run (F::RunAcc, runs_ok, begin_runs, consume_run,
+// end_runs: fold/ops/sum.h).
 template <class F, class = void> constexpr bool kFamilyRuns = false;
 template <class F> constexpr bool kFamilyRuns<F, std::void_t<typename F::RunAcc>> = true;
 
@@ -204,7 +205,7 @@ template <class S, class T> struct ScalarScan {
         // Row runs long enough to fold where they lie, for a sink that takes them one by one with
         // the bits of the gathered unit: no copy.
         if (sink.by_runs && byte_runs(ts)) {
-          sink.runs(ui, ts, e0, [&](auto&& fold_run) {
+          sink.runs(ui, ts, e0, e1, [&](auto&& fold_run) {
             Selection::for_each_run(ts, sel.ndim, e0, e1, [&](uint64_t off, uint64_t m, const Axes&) {
               fold_run(reinterpret_cast<const T*>(base + off * sizeof(S)), m);
             });
@@ -573,9 +574,10 @@ template <class S, class T, class F> struct ScalarFold : ScalarScan<S, T> {
     void operator()(uint64_t u, const TileSelection& ts, uint64_t e0, const T* x, uint64_t len) {
       states[u] = consume_unit<T, F>(f.k, f.run.sel, ts, e0, x, len);
     }
-    template <class Each> void runs(uint64_t u, const TileSelection&, uint64_t, Each&& each) {
+    template <class Each> void runs(uint64_t u, const TileSelection&, uint64_t e0, uint64_t e1, Each&& each) {
       if constexpr (kFamilyRuns<F>) {
         typename F::RunAcc acc;
+        F::begin_runs(f.k, acc, e1 - e0);
         uint64_t at = 0;
         each([&](const T* x, uint64_t m) { F::consume_run(f.k, acc, x, m, at), at += m; });
         State a = F::identity(f.k);

@@ -21,6 +21,13 @@ TET_INLINE void prefetch_ahead(const void* p, size_t bytes) {
   for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
 }
 
+template <class T> constexpr T highest_of_t() {
+  return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+}
+template <class T> constexpr T lowest_of_t() {
+  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+}
+
 template <Xform F> TET_INLINE double xform(double v, double c) {
   if (F == Xform::Identity) return v;
   if (F == Xform::Abs) return std::fabs(v);
@@ -87,8 +94,18 @@ template <class T> TET_INLINE void lane_feed_switch(const T* x, size_t n, Xform 
   }
 }
 
-template <class T> TET_INLINE void shifted_sums_body(const T* x, size_t n, double k, double* s1, double* s2) {
-  double l1[kLanes] = {}, l2[kLanes] = {};
+// shifted_sums' order: d = x[i] - k into l1, d * d into l2, lane (lane0 + i) % kLanes.
+template <class T> TET_INLINE void shifted_lanes_add(const T* x, size_t n, double k, double (&l1)[kLanes], double (&l2)[kLanes],
+                                                     size_t lane0) {
+  if (lane0 != 0) {
+    const size_t head = n < kLanes - lane0 ? n : kLanes - lane0;
+    for (size_t i = 0; i < head; ++i) {
+      const double d = static_cast<double>(x[i]) - k;
+      l1[lane0 + i] += d;
+      l2[lane0 + i] += d * d;
+    }
+    x += head, n -= head;
+  }
   const size_t full = n / kLanes * kLanes;
   for (size_t g = 0; g < full; g += kLanes) {
     const T* p = x + g;
@@ -104,52 +121,101 @@ template <class T> TET_INLINE void shifted_sums_body(const T* x, size_t n, doubl
     l1[i - full] += d;
     l2[i - full] += d * d;
   }
-  for (size_t s = kLanes / 2; s > 0; s >>= 1)
-    for (size_t j = 0; j < s; ++j) l1[j] += l1[j + s], l2[j] += l2[j + s];
-  *s1 = l1[0];
-  *s2 = l2[0];
 }
 
-template <class T> TET_INLINE MinMax<T> min_max_body(const T* x, size_t n) {
-  // Two vectors of lanes per accumulator (hides the min/max latency). NaNs never win a
-  // comparison, so they leave lo / hi alone; a NaN is recorded as an all-ones mask of the value's
-  // width (an integer OR, which vectorises for f64 as for f32, unlike a select of the value).
-  constexpr size_t L = 128 / sizeof(T) < 16 ? 16 : 128 / sizeof(T);
-  constexpr bool kFloat = std::is_floating_point<T>::value;
-  using M = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
-  T lo[L], hi[L];
-  M nanm[L];
-  for (size_t j = 0; j < L; ++j) {
-    lo[j] = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
-    hi[j] = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-    nanm[j] = 0;
+template <class T> TET_INLINE void shifted_sums_body(const T* x, size_t n, double k, double* s1, double* s2) {
+  double l1[kLanes] = {}, l2[kLanes] = {};
+  shifted_lanes_add<T>(x, n, k, l1, l2, 0);
+  *s1 = lanes_tree(l1);
+  *s2 = lanes_tree(l2);
+}
+
+template <class T> TET_INLINE void shifted_feed_body(const T* x, size_t n, double k, double* a1, double* a2, size_t lane0) {
+  double l1[kLanes], l2[kLanes];
+  for (size_t j = 0; j < kLanes; ++j) l1[j] = a1[j], l2[j] = a2[j];
+  shifted_lanes_add<T>(x, n, k, l1, l2, lane0 % kLanes);
+  for (size_t j = 0; j < kLanes; ++j) a1[j] = l1[j], a2[j] = l2[j];
+}
+
+// min_max's order: element i < full (= n / L * L) kept by lane i % L (on ties, the lane's
+// first), the lanes combined in lane order, then the elements from full on one by one. NaNs
+// never win a comparison, so they leave lo / hi alone; a NaN is recorded as an all-ones mask of
+// the value's width (an integer OR, which vectorises for f64 as for f32, unlike a select of
+// the value). MinMaxFeed holds the same state between the runs of a block.
+template <class T> using NanMask = typename MinMaxFeed<T>::Mask;
+
+template <class T> TET_INLINE void mm_lane(T v, T& lo, T& hi, NanMask<T>& nanm) {
+  lo = v < lo ? v : lo;
+  hi = v > hi ? v : hi;
+  if (std::is_floating_point<T>::value) nanm |= v != v ? ~NanMask<T>(0) : NanMask<T>(0);
+}
+
+// Lanes part of positions [at, at + n), all < full.
+template <class T, size_t L = MinMaxFeed<T>::L>
+TET_INLINE void mm_lanes_add(const T* x, size_t n, size_t at, T (&lo)[L], T (&hi)[L], NanMask<T> (&nanm)[L]) {
+  size_t i = 0;
+  for (; i < n && (at + i) % L != 0; ++i) {
+    const size_t j = (at + i) % L;
+    mm_lane(x[i], lo[j], hi[j], nanm[j]);
   }
-  const size_t full = n / L * L;
-  for (size_t g = 0; g < full; g += L) {
-    const T* p = x + g;
+  for (; i + L <= n; i += L) {
+    const T* p = x + i;
     prefetch_ahead(p, L * sizeof(T));
-    for (size_t j = 0; j < L; ++j) {
-      const T v = p[j];
-      lo[j] = v < lo[j] ? v : lo[j];
-      hi[j] = v > hi[j] ? v : hi[j];
-      if (kFloat) nanm[j] |= v != v ? ~M(0) : M(0);
-    }
+    for (size_t j = 0; j < L; ++j) mm_lane(p[j], lo[j], hi[j], nanm[j]);
   }
+  for (; i < n; ++i) mm_lane(x[i], lo[i % L], hi[i % L], nanm[i % L]);
+}
+
+template <class T, size_t L = MinMaxFeed<T>::L>
+TET_INLINE MinMax<T> mm_combine(const T (&lo)[L], const T (&hi)[L], const NanMask<T> (&nanm)[L]) {
   MinMax<T> r{lo[0], hi[0], false};
-  M any = 0;
+  NanMask<T> any = 0;
   for (size_t j = 0; j < L; ++j) {
     r.lo = lo[j] < r.lo ? lo[j] : r.lo;
     r.hi = hi[j] > r.hi ? hi[j] : r.hi;
     any |= nanm[j];
   }
   r.has_nan = any != 0;
-  for (size_t i = full; i < n; ++i) {
+  return r;
+}
+
+template <class T> TET_INLINE void mm_tail(const T* x, size_t n, MinMax<T>& r) {
+  for (size_t i = 0; i < n; ++i) {
     const T v = x[i];
     r.lo = v < r.lo ? v : r.lo;
     r.hi = v > r.hi ? v : r.hi;
     r.has_nan |= v != v;
   }
+}
+
+template <class T> TET_INLINE MinMax<T> min_max_body(const T* x, size_t n) {
+  // L lanes (at least two vectors of them per accumulator: hides the min/max latency).
+  constexpr size_t L = MinMaxFeed<T>::L;
+  T lo[L], hi[L];
+  NanMask<T> nanm[L];
+  for (size_t j = 0; j < L; ++j) lo[j] = highest_of_t<T>(), hi[j] = lowest_of_t<T>(), nanm[j] = 0;
+  const size_t full = n / L * L;
+  mm_lanes_add<T>(x, full, 0, lo, hi, nanm);
+  MinMax<T> r = mm_combine<T>(lo, hi, nanm);
+  mm_tail<T>(x + full, n - full, r);
   return r;
+}
+
+template <class T> TET_INLINE void min_max_feed_body(MinMaxFeed<T>& f, const T* x, size_t n, size_t at) {
+  constexpr size_t L = MinMaxFeed<T>::L;
+  size_t i = 0;
+  if (at < f.full) {
+    i = n < f.full - at ? n : f.full - at;
+    T lo[L], hi[L];
+    NanMask<T> nanm[L];
+    for (size_t j = 0; j < L; ++j) lo[j] = f.lo[j], hi[j] = f.hi[j], nanm[j] = f.nanm[j];
+    mm_lanes_add<T>(x, i, at, lo, hi, nanm);
+    for (size_t j = 0; j < L; ++j) f.lo[j] = lo[j], f.hi[j] = hi[j], f.nanm[j] = nanm[j];
+  }
+  if (i < n) {
+    if (!f.combined) f.r = mm_combine<T>(f.lo, f.hi, f.nanm), f.combined = true;
+    mm_tail<T>(x + i, n - i, f.r);
+  }
 }
 
 // Integer sums: narrow types accumulate in 64-bit lanes (exact for < 2^31 elements per pass);
@@ -182,6 +248,12 @@ template <class T> TET_INLINE __int128 int_sum_body(const T* x, size_t n) {
 }
 
 #define TET_DEFINE_ISA(SUFFIX, ATTR)                                                              \
+  template <class T> ATTR __attribute__((noinline)) void shifted_feed_##SUFFIX(const T* x, size_t n, double k, double* a1, double* a2, size_t lane0) { \
+    shifted_feed_body<T>(x, n, k, a1, a2, lane0);                                                 \
+  }                                                                                               \
+  template <class T> ATTR __attribute__((noinline)) void min_max_feed_##SUFFIX(MinMaxFeed<T>& f, const T* x, size_t n, size_t at) { \
+    min_max_feed_body<T>(f, x, n, at);                                                            \
+  }                                                                                               \
   template <class T> ATTR __attribute__((noinline)) double lane_sum_##SUFFIX(const T* x, size_t n, Xform f, double c) { \
     return lane_sum_switch<T>(x, n, f, c);                                                        \
   }                                                                                               \
@@ -278,6 +350,35 @@ template <class T> void shifted_sums(const T* x, size_t n, double k, double* s1,
   shifted_sums_scalar<T>(x, n, k, s1, s2);
 }
 
+template <class T> void shifted_feed(const T* x, size_t n, double k, double* l1, double* l2, size_t lane0, Isa isa) {
+#ifdef TET_X86
+  if (isa == Isa::Avx512) return shifted_feed_avx512<T>(x, n, k, l1, l2, lane0);
+  if (isa == Isa::Avx2) return shifted_feed_avx2<T>(x, n, k, l1, l2, lane0);
+#endif
+  (void)isa;
+  shifted_feed_scalar<T>(x, n, k, l1, l2, lane0);
+}
+
+template <class T> void MinMaxFeed<T>::begin(size_t n) {
+  for (size_t j = 0; j < L; ++j) lo[j] = highest_of_t<T>(), hi[j] = lowest_of_t<T>(), nanm[j] = 0;
+  full = n / L * L;
+  combined = false;
+}
+
+template <class T> void MinMaxFeed<T>::feed(const T* x, size_t n, size_t at, Isa isa) {
+#ifdef TET_X86
+  if (isa == Isa::Avx512) return min_max_feed_avx512<T>(*this, x, n, at);
+  if (isa == Isa::Avx2) return min_max_feed_avx2<T>(*this, x, n, at);
+#endif
+  (void)isa;
+  min_max_feed_scalar<T>(*this, x, n, at);
+}
+
+template <class T> MinMax<T> MinMaxFeed<T>::end() {
+  if (!combined) r = mm_combine<T>(lo, hi, nanm), combined = true;
+  return r;
+}
+
 template <class T> MinMax<T> min_max(const T* x, size_t n, Isa isa) {
 #ifdef TET_X86
   if (isa == Isa::Avx512) return min_max_avx512<T>(x, n);
@@ -300,6 +401,8 @@ template <class T> __int128 int_sum(const T* x, size_t n, Isa isa) {
   template double lane_sum<T>(const T*, size_t, Xform, double, Isa);         \
   template void lane_feed<T>(const T*, size_t, Xform, double, double*, size_t, Isa); \
   template void shifted_sums<T>(const T*, size_t, double, double*, double*, Isa); \
+  template void shifted_feed<T>(const T*, size_t, double, double*, double*, size_t, Isa); \
+  template struct MinMaxFeed<T>;                                                 \
   template MinMax<T> min_max<T>(const T*, size_t, Isa);
 TET_INSTANTIATE(float)
 TET_INSTANTIATE(double)

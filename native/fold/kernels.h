@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace tet {
 namespace fold {
@@ -34,6 +35,10 @@ double lane_tree(const double* lanes);  // lane_sum's fixed pairwise combination
 // and tree as lane_sum), for single-pass shifted variance.
 template <class T> void shifted_sums(const T* x, size_t n, double k, double* s1, double* s2, Isa isa);
 
+// shifted_sums run by run, as lane_feed is lane_sum run by run: d = double(x[i]) - k into
+// l1[(lane0 + i) % 32], d * d into l2[...]; lane_tree of each gives shifted_sums' s1 / s2.
+template <class T> void shifted_feed(const T* x, size_t n, double k, double* l1, double* l2, size_t lane0, Isa isa);
+
 // Min / max of the non-NaN elements, and whether any element is NaN (floats only; integers
 // never set has_nan). With no non-NaN element, lo = +max / hi = lowest of T.
 template <class T> struct MinMax {
@@ -41,6 +46,22 @@ template <class T> struct MinMax {
   bool has_nan;
 };
 template <class T> MinMax<T> min_max(const T* x, size_t n, Isa isa);
+
+// min_max of a block of n elements given as runs in order (feed(x, m, at): the run at position
+// at), with min_max's bits: its lanes, their combination and its tail kept the same way (on
+// ties, +0 / -0 included, the same element wins). begin(n) first; end() once.
+template <class T> struct MinMaxFeed {
+  static constexpr size_t L = 128 / sizeof(T) < 16 ? 16 : 128 / sizeof(T);  // min_max's lanes
+  using Mask = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
+  T lo[L], hi[L];
+  Mask nanm[L];
+  size_t full = 0;  // positions below go to the lanes; the rest are the tail
+  bool combined = false;
+  MinMax<T> r{};
+  void begin(size_t n);
+  void feed(const T* x, size_t m, size_t at, Isa isa);
+  MinMax<T> end();
+};
 
 // Exact integer sum (any length).
 template <class T> __int128 int_sum(const T* x, size_t n, Isa isa);

@@ -28,8 +28,9 @@ template <class T> struct Counts : Unblocked<T> {
   // A unit run by run (see Sum::RunAcc): counts add exactly.
   using RunAcc = State;
   static bool runs_ok(const OpCfg<T>&) { return true; }
+  static void begin_runs(const OpCfg<T>&, RunAcc&, uint64_t) {}
   static void consume_run(const OpCfg<T>& k, RunAcc& r, const T* x, size_t n, uint64_t) { consume(k, r, x, n); }
-  static void end_runs(const OpCfg<T>& k, const RunAcc& r, State& a) { merge(k, a, r); }
+  static void end_runs(const OpCfg<T>& k, RunAcc& r, State& a) { merge(k, a, r); }
   static void merge(const OpCfg<T>&, State& a, const State& b) { a.n += b.n, a.cnt += b.cnt; }
   static void finalize(const OpCfg<T>& k, const State& a, uint8_t* out) {
     switch (k.op) {

@@ -28,6 +28,18 @@ template <class T> struct Extrema : Unblocked<T> {
     if (m.hi > a.hi) a.hi = m.hi;
     a.nan |= m.has_nan;
   }
+  // A unit run by run (see Sum::RunAcc): MinMaxFeed keeps min_max's lanes and tail, so the
+  // same element wins every tie (+0 / -0 too).
+  using RunAcc = MinMaxFeed<T>;
+  static bool runs_ok(const OpCfg<T>&) { return true; }
+  static void begin_runs(const OpCfg<T>&, RunAcc& r, uint64_t len) { r.begin(size_t(len)); }
+  static void consume_run(const OpCfg<T>& k, RunAcc& r, const T* x, size_t n, uint64_t at) { r.feed(x, n, size_t(at), k.isa); }
+  static void end_runs(const OpCfg<T>&, RunAcc& r, State& a) {
+    const MinMax<T> m = r.end();
+    if (m.lo < a.lo) a.lo = m.lo;
+    if (m.hi > a.hi) a.hi = m.hi;
+    a.nan |= m.has_nan;
+  }
   static void consume_one(const OpCfg<T>&, State& a, T v, uint64_t) {
     if (v < a.lo) a.lo = v;
     if (v > a.hi) a.hi = v;

@@ -30,6 +30,37 @@ template <class T> struct Moments : Unblocked<T> {
     }
     var_blocks(k, a, x, n);
   }
+  // A unit run by run (see Sum::RunAcc), with var_blocks' bits: its sub-blocks of kSub
+  // positions, each one's shifted sums carried across runs (shifted_feed) and the runs it spans
+  // kept for the two-pass redo. Not nan_std of floats (a NaN anywhere in the unit changes how
+  // consume folds it).
+  struct RunAcc {
+    State a;
+    size_t m = 0;  // elements of the current sub-block so far
+    double sh = 0, l1[kLanes], l2[kLanes];
+    std::vector<std::pair<const T*, size_t>> pieces;  // the current sub-block's runs
+  };
+  static bool runs_ok(const OpCfg<T>& k) { return !(kFloat && k.op == Op::NanStd); }
+  static void begin_runs(const OpCfg<T>&, RunAcc& r, uint64_t) { r.pieces.reserve(16); }
+  static void consume_run(const OpCfg<T>& k, RunAcc& r, const T* x, size_t n, uint64_t) {
+    while (n > 0) {
+      if (r.m == 0) {
+        r.sh = static_cast<double>(x[0]);
+        for (size_t j = 0; j < kLanes; ++j) r.l1[j] = 0, r.l2[j] = 0;
+        r.pieces.clear();
+      }
+      const size_t take = n < kSub - r.m ? n : kSub - r.m;
+      shifted_feed(x, take, r.sh, r.l1, r.l2, r.m % kLanes, k.isa);  // sub-blocks start at multiples of 32
+      r.pieces.emplace_back(x, take);
+      r.m += take, x += take, n -= take;
+      if (r.m == kSub) end_block(k, r);
+    }
+  }
+  static void end_runs(const OpCfg<T>& k, RunAcc& r, State& a) {
+    if (r.m > 0) end_block(k, r);
+    merge(k, a, r.a);
+  }
+
   static void consume_one(const OpCfg<T>& k, State& a, T v, uint64_t) {
     if (k.op == Op::NanStd && v != v) return;
     ++a.n;
@@ -81,23 +112,51 @@ template <class T> struct Moments : Unblocked<T> {
   // M2 = s2 - s1^2/m. The subtraction loses about log2(1 + s1^2/(m*M2)) bits, so when
   // s1^2/m > 2^10 * M2 (or M2 is not finite / negative) the sub-block is redone two-pass (mean,
   // then squared deviations from it, read from L1). Same kernels on every ISA.
+  static constexpr size_t kSub = 4096;
   static void var_blocks(const OpCfg<T>& k, State& a, const T* x, size_t n) {
-    constexpr size_t kSub = 4096;
     for (size_t b = 0; b < n; b += kSub) {
       const size_t m = n - b < kSub ? n - b : kSub;
       const double sh = static_cast<double>(x[b]);
       double s1 = 0, s2 = 0;
       shifted_sums(x + b, m, sh, &s1, &s2, k.isa);
-      const double c = s1 * s1 / double(m);
-      double mean = sh + s1 / double(m);
-      double m2 = s2 - c;
-      if (!(std::isfinite(m2) && m2 >= 0 && std::isfinite(mean)) || c > m2 * 1024.0) {
+      merge_block(a, m, sh, s1, s2, [&](double& mean, double& m2) {
         if (kFloat) mean = lane_sum(x + b, m, Xform::Identity, 0, k.isa) / double(m);
         else mean = double(int_sum_of(x + b, m, k.isa)) / double(m);
         m2 = lane_sum(x + b, m, Xform::SquaredDeviation, mean, k.isa);
-      }
-      chan_merge(a.n, a.mean, a.m2, m, mean, m2);
+      });
     }
+  }
+  // One sub-block's mean / M2 from its shifted sums (two_pass(mean, m2) redoes them where the
+  // shifted sums lost too much), Chan-merged into a: the one rule of both ways of consuming.
+  template <class TwoPass>
+  static void merge_block(State& a, size_t m, double sh, double s1, double s2, TwoPass&& two_pass) {
+    const double c = s1 * s1 / double(m);
+    double mean = sh + s1 / double(m);
+    double m2 = s2 - c;
+    if (!(std::isfinite(m2) && m2 >= 0 && std::isfinite(mean)) || c > m2 * 1024.0) two_pass(mean, m2);
+    chan_merge(a.n, a.mean, a.m2, m, mean, m2);
+  }
+  // The current sub-block of a unit consumed run by run, merged (kept pieces: the two-pass redo).
+  static void end_block(const OpCfg<T>& k, RunAcc& r) {
+    merge_block(r.a, r.m, r.sh, lane_tree(r.l1), lane_tree(r.l2), [&](double& mean, double& m2) {
+      double lanes[kLanes] = {};
+      __int128 isum = 0;
+      size_t at = 0;
+      for (const auto& pc : r.pieces) {
+        if (kFloat) lane_feed(pc.first, pc.second, Xform::Identity, 0, lanes, at % kLanes, k.isa);
+        else isum += int_sum_of(pc.first, pc.second, k.isa);
+        at += pc.second;
+      }
+      mean = (kFloat ? lane_tree(lanes) : double(isum)) / double(r.m);
+      double sq[kLanes] = {};
+      at = 0;
+      for (const auto& pc : r.pieces) {
+        lane_feed(pc.first, pc.second, Xform::SquaredDeviation, mean, sq, at % kLanes, k.isa);
+        at += pc.second;
+      }
+      m2 = lane_tree(sq);
+    });
+    r.m = 0;
   }
 };
 

@@ -42,20 +42,23 @@ template <class T> struct Sum {
     else neumaier_add(a.s, a.c, lane_sum(x, n, xform(k.op), 0, k.isa));
   }
   // A unit run by run (its rows read straight from the mapping), with consume's bits over their
-  // concatenation: the lanes carried across runs (lane_feed), exact integer sums per run. Not
-  // nan_mean of floats: its consume looks at the whole unit for a NaN first.
+  // concatenation (the run interface of a family: RunAcc, runs_ok, begin_runs with the unit's
+  // length, consume_run with the run's position in it, end_runs): the lanes carried across runs
+  // (lane_feed), exact integer sums per run. Not nan_mean of floats: its consume looks at the
+  // whole unit for a NaN first.
   struct RunAcc {
     double lanes[kLanes] = {};
     uint64_t n = 0;
     __int128 isum = 0;
   };
   static bool runs_ok(const OpCfg<T>& k) { return !(kFloat && k.op == Op::NanMean); }
+  static void begin_runs(const OpCfg<T>&, RunAcc&, uint64_t) {}
   static void consume_run(const OpCfg<T>& k, RunAcc& r, const T* x, size_t n, uint64_t at) {
     r.n += n;
     if (exact_int(k.op)) r.isum += int_sum_of(x, n, k.isa);
     else lane_feed(x, n, xform(k.op), 0, r.lanes, size_t(at % kLanes), k.isa);
   }
-  static void end_runs(const OpCfg<T>& k, const RunAcc& r, State& a) {
+  static void end_runs(const OpCfg<T>& k, RunAcc& r, State& a) {
     a.n += r.n;
     if (exact_int(k.op)) a.isum += r.isum;
     else neumaier_add(a.s, a.c, lane_tree(r.lanes));
