@@ -633,6 +633,11 @@ template <class T> struct Lane {
   virtual void consume(uint64_t u, const Selection& sel, const TileSelection& ts, uint64_t e0, const T* x,
                        uint64_t len) = 0;
   virtual void finish(DType dt, QueryResult& res) const = 0;
+  // Whether consume_runs can take this lane's units: its family folds run by run (or its states
+  // are another lane's).
+  virtual bool takes_runs() const = 0;
+  // Unit u given as its runs in order (len elements in all).
+  virtual void consume_runs(uint64_t u, const std::pair<const T*, uint64_t>* runs, size_t nruns, uint64_t len) = 0;
   // Takes the states of `other` when it is the same family and consume class; true if so.
   virtual bool share(Lane<T>& other) = 0;
   // One address per lane type (no RTTI needed to tell lanes apart).
@@ -648,6 +653,23 @@ template <class T, class F> struct OpLane final : Lane<T> {
   void consume(uint64_t u, const Selection& sel, const TileSelection& ts, uint64_t e0, const T* x,
                uint64_t len) override {
     if (!from) states[u] = consume_unit<T, F>(k, sel, ts, e0, x, len);
+  }
+  bool takes_runs() const override {
+    if (from) return true;
+    if constexpr (kFamilyRuns<F>) return F::runs_ok(k);
+    return false;
+  }
+  void consume_runs(uint64_t u, const std::pair<const T*, uint64_t>* runs, size_t nruns, uint64_t len) override {
+    if constexpr (kFamilyRuns<F>) {
+      if (from) return;
+      typename F::RunAcc acc;
+      F::begin_runs(k, acc, len);
+      uint64_t at = 0;
+      for (size_t i = 0; i < nruns; ++i) F::consume_run(k, acc, runs[i].first, runs[i].second, at), at += runs[i].second;
+      typename F::State a = F::identity(k);
+      F::end_runs(k, acc, a);
+      states[u] = a;
+    }
   }
   void finish(DType dt, QueryResult& res) const override {
     const std::vector<typename F::State>& s = from ? from->states : states;
@@ -1000,9 +1022,25 @@ template <class S, class T> void fold_scalar_multi(FoldRun& run, QueryResult& re
         if (lane->share(*l)) break;
       lanes.push_back(std::move(lane));
     });
-  auto sink = [&](uint64_t u, const TileSelection& ts, uint64_t e0, const T* x, uint64_t len) {
-    for (const auto& lane : lanes) lane->consume(u, run.sel, ts, e0, x, len);
+  // Each unit to every lane while it is in cache; row runs read through the mapping go to the
+  // lanes as the runs themselves where every lane takes them (no gather copy).
+  struct MultiSink {
+    const std::vector<std::unique_ptr<Lane<T>>>& lanes;
+    const Selection& sel;
+    bool by_runs;
+    void operator()(uint64_t u, const TileSelection& ts, uint64_t e0, const T* x, uint64_t len) {
+      for (const auto& lane : lanes) lane->consume(u, sel, ts, e0, x, len);
+    }
+    template <class Each> void runs(uint64_t u, const TileSelection&, uint64_t e0, uint64_t e1, Each&& each) {
+      thread_local std::vector<std::pair<const T*, uint64_t>> pieces;
+      pieces.clear();
+      each([&](const T* x, uint64_t m) { pieces.emplace_back(x, m); });
+      for (const auto& lane : lanes) lane->consume_runs(u, pieces.data(), pieces.size(), e1 - e0);
+    }
   };
+  bool by_runs = true;
+  for (const auto& lane : lanes) by_runs = by_runs && lane->takes_runs();
+  MultiSink sink{lanes, run.sel, by_runs};
   IoMode mode = run.plan.io_mode;
   uint32_t threads_used = 1;
   scan.scan(0, scan.units.size(), sink, mode, threads_used);

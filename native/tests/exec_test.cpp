@@ -1024,6 +1024,30 @@ TEST_CASE("rows with a step folded where they lie in the mapping: the bits of th
       mapped.read_path = ReadPath::Mapped, copied.read_path = ReadPath::Pread;
       const QueryResult m = execute(*f, p, mapped), c = execute(*f, p, copied);
       CHECK(!m.stats.read_pread && c.stats.read_pread && m.values.bytes == c.values.bytes);
+      // several ops in one pass (reductions): each value that op's own fold's, mapped (run by run
+      // where every lane takes runs; an arg op makes the pass gather) and by pread alike
+      if (op == Op::Sum) {
+        for (bool with_arg : {false, true}) {
+          QueryPlan multi = p;
+          multi.op = Op::Min;
+          multi.more.clear();
+          for (Op o : {Op::Max, Op::Mean, Op::Std, Op::NanCount, with_arg ? Op::ArgMax : Op::NormL2}) {
+            AggSpec g;
+            g.op = o;
+            multi.more.push_back(g);
+          }
+          const QueryResult mm = execute(*f, multi, mapped), mc = execute(*f, multi, copied);
+          CHECK(mm.values.bytes == mc.values.bytes && mm.more_values.size() == 5 && mc.more_values.size() == 5);
+          QueryPlan one = p;
+          one.op = Op::Min;
+          CHECK(execute(*f, one, mapped).values.bytes == mm.values.bytes);
+          for (size_t i = 0; i < 5 && i < mm.more_values.size() && i < mc.more_values.size(); ++i) {
+            one.op = multi.more[i].op;
+            CHECK(mm.more_values[i].bytes == mc.more_values[i].bytes);
+            CHECK(execute(*f, one, copied).values.bytes == mm.more_values[i].bytes);
+          }
+        }
+      }
       if (op == Op::Sum && dt != DType::F64) {
         double got;
         std::memcpy(&got, m.values.bytes.data(), 8);
