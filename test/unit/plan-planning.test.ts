@@ -226,6 +226,17 @@ describe('planning against a catalog', () => {
       selection_axes: 0, query: p.doc, catalog: p.catalog });
     expect(p.catalog.matched).toBe(false);
   });
+  it('lists the file\'s tables (a native call) only for a group_by, which may name a table column', () => {
+    let listed = 0;
+    const counting: QueryTarget = { ...target, get tables() { listed++; return []; } };
+    const p = planAgainstTarget(counting, validateQuery({ dataset: 'temperature', mean: [], selection: [{ stop: 9 }, {}] }));
+    expect(p.readPlan!.logical_selection_shape).toEqual([9, 23]);
+    expect(listed).toBe(0);
+    // (this catalog has no tables and no labels: the group_by's column is looked up there, and not found)
+    expect(codeOf(() => planAgainstTarget(counting, validateQuery({ dataset: 'temperature', sum: [], group_by: 'dim_1' }))))
+      .toBe('TET_QUERY_UNKNOWN_COLUMN');
+    expect(listed).toBe(1);
+  });
   it('read plan geometry', () => {
     const rp = plan({ dataset: 'temperature', mean: [], selection: [{ start: 3, stop: 37, step: 10 }, { stop: 6 }] }).readPlan!;
     expect(rp.chunk_touch_policy).toBe('strided_half_open');
