@@ -1011,6 +1011,24 @@ template <class S, class T> void fold_scalar(FoldRun& run, QueryResult& res) {
   });
 }
 
+// fold_scalar_multi's sink: each unit to every lane while it is in cache; row runs read through
+// the mapping go to the lanes as the runs themselves where every lane takes them (no gather
+// copy). (At namespace scope: a local class cannot have the member template.)
+template <class T> struct MultiSink {
+  const std::vector<std::unique_ptr<Lane<T>>>& lanes;
+  const Selection& sel;
+  bool by_runs;
+  void operator()(uint64_t u, const TileSelection& ts, uint64_t e0, const T* x, uint64_t len) {
+    for (const auto& lane : lanes) lane->consume(u, sel, ts, e0, x, len);
+  }
+  template <class Each> void runs(uint64_t u, const TileSelection&, uint64_t e0, uint64_t e1, Each&& each) {
+    thread_local std::vector<std::pair<const T*, uint64_t>> pieces;
+    pieces.clear();
+    each([&](const T* x, uint64_t m) { pieces.emplace_back(x, m); });
+    for (const auto& lane : lanes) lane->consume_runs(u, pieces.data(), pieces.size(), e1 - e0);
+  }
+};
+
 template <class S, class T> void fold_scalar_multi(FoldRun& run, QueryResult& res) {
   const ScalarScan<S, T> scan(run);
   std::vector<std::unique_ptr<Lane<T>>> lanes;
@@ -1022,25 +1040,9 @@ template <class S, class T> void fold_scalar_multi(FoldRun& run, QueryResult& re
         if (lane->share(*l)) break;
       lanes.push_back(std::move(lane));
     });
-  // Each unit to every lane while it is in cache; row runs read through the mapping go to the
-  // lanes as the runs themselves where every lane takes them (no gather copy).
-  struct MultiSink {
-    const std::vector<std::unique_ptr<Lane<T>>>& lanes;
-    const Selection& sel;
-    bool by_runs;
-    void operator()(uint64_t u, const TileSelection& ts, uint64_t e0, const T* x, uint64_t len) {
-      for (const auto& lane : lanes) lane->consume(u, sel, ts, e0, x, len);
-    }
-    template <class Each> void runs(uint64_t u, const TileSelection&, uint64_t e0, uint64_t e1, Each&& each) {
-      thread_local std::vector<std::pair<const T*, uint64_t>> pieces;
-      pieces.clear();
-      each([&](const T* x, uint64_t m) { pieces.emplace_back(x, m); });
-      for (const auto& lane : lanes) lane->consume_runs(u, pieces.data(), pieces.size(), e1 - e0);
-    }
-  };
   bool by_runs = true;
   for (const auto& lane : lanes) by_runs = by_runs && lane->takes_runs();
-  MultiSink sink{lanes, run.sel, by_runs};
+  MultiSink<T> sink{lanes, run.sel, by_runs};
   IoMode mode = run.plan.io_mode;
   uint32_t threads_used = 1;
   scan.scan(0, scan.units.size(), sink, mode, threads_used);

@@ -317,22 +317,29 @@ const char* isa_name(Isa isa) {
   return "scalar";
 }
 
-template <class T> double lane_sum(const T* x, size_t n, Xform f, double center, Isa isa) {
+// Returns name_<isa>(args...) for the ISA asked for: one of this file's builds above (scalar
+// where the ISA is not compiled in). T is deduced from the arguments.
 #ifdef TET_X86
-  if (isa == Isa::Avx512) return lane_sum_avx512<T>(x, n, f, center);
-  if (isa == Isa::Avx2) return lane_sum_avx2<T>(x, n, f, center);
+#define TET_DISPATCH(isa, name, ...)                                  \
+  do {                                                                \
+    if (isa == Isa::Avx512) return name##_avx512(__VA_ARGS__);        \
+    if (isa == Isa::Avx2) return name##_avx2(__VA_ARGS__);            \
+    return name##_scalar(__VA_ARGS__);                                \
+  } while (0)
+#else
+#define TET_DISPATCH(isa, name, ...) \
+  do {                               \
+    (void)isa;                       \
+    return name##_scalar(__VA_ARGS__); \
+  } while (0)
 #endif
-  (void)isa;
-  return lane_sum_scalar<T>(x, n, f, center);
+
+template <class T> double lane_sum(const T* x, size_t n, Xform f, double center, Isa isa) {
+  TET_DISPATCH(isa, lane_sum, x, n, f, center);
 }
 
 template <class T> void lane_feed(const T* x, size_t n, Xform f, double center, double* lanes, size_t lane0, Isa isa) {
-#ifdef TET_X86
-  if (isa == Isa::Avx512) return lane_feed_avx512<T>(x, n, f, center, lanes, lane0);
-  if (isa == Isa::Avx2) return lane_feed_avx2<T>(x, n, f, center, lanes, lane0);
-#endif
-  (void)isa;
-  lane_feed_scalar<T>(x, n, f, center, lanes, lane0);
+  TET_DISPATCH(isa, lane_feed, x, n, f, center, lanes, lane0);
 }
 
 double lane_tree(const double* lanes) {
@@ -342,21 +349,11 @@ double lane_tree(const double* lanes) {
 }
 
 template <class T> void shifted_sums(const T* x, size_t n, double k, double* s1, double* s2, Isa isa) {
-#ifdef TET_X86
-  if (isa == Isa::Avx512) return shifted_sums_avx512<T>(x, n, k, s1, s2);
-  if (isa == Isa::Avx2) return shifted_sums_avx2<T>(x, n, k, s1, s2);
-#endif
-  (void)isa;
-  shifted_sums_scalar<T>(x, n, k, s1, s2);
+  TET_DISPATCH(isa, shifted_sums, x, n, k, s1, s2);
 }
 
 template <class T> void shifted_feed(const T* x, size_t n, double k, double* l1, double* l2, size_t lane0, Isa isa) {
-#ifdef TET_X86
-  if (isa == Isa::Avx512) return shifted_feed_avx512<T>(x, n, k, l1, l2, lane0);
-  if (isa == Isa::Avx2) return shifted_feed_avx2<T>(x, n, k, l1, l2, lane0);
-#endif
-  (void)isa;
-  shifted_feed_scalar<T>(x, n, k, l1, l2, lane0);
+  TET_DISPATCH(isa, shifted_feed, x, n, k, l1, l2, lane0);
 }
 
 template <class T> void MinMaxFeed<T>::begin(size_t n) {
@@ -366,12 +363,7 @@ template <class T> void MinMaxFeed<T>::begin(size_t n) {
 }
 
 template <class T> void MinMaxFeed<T>::feed(const T* x, size_t n, size_t at, Isa isa) {
-#ifdef TET_X86
-  if (isa == Isa::Avx512) return min_max_feed_avx512<T>(*this, x, n, at);
-  if (isa == Isa::Avx2) return min_max_feed_avx2<T>(*this, x, n, at);
-#endif
-  (void)isa;
-  min_max_feed_scalar<T>(*this, x, n, at);
+  TET_DISPATCH(isa, min_max_feed, *this, x, n, at);
 }
 
 template <class T> MinMax<T> MinMaxFeed<T>::end() {
@@ -380,21 +372,11 @@ template <class T> MinMax<T> MinMaxFeed<T>::end() {
 }
 
 template <class T> MinMax<T> min_max(const T* x, size_t n, Isa isa) {
-#ifdef TET_X86
-  if (isa == Isa::Avx512) return min_max_avx512<T>(x, n);
-  if (isa == Isa::Avx2) return min_max_avx2<T>(x, n);
-#endif
-  (void)isa;
-  return min_max_scalar<T>(x, n);
+  TET_DISPATCH(isa, min_max, x, n);
 }
 
 template <class T> __int128 int_sum(const T* x, size_t n, Isa isa) {
-#ifdef TET_X86
-  if (isa == Isa::Avx512) return int_sum_avx512<T>(x, n);
-  if (isa == Isa::Avx2) return int_sum_avx2<T>(x, n);
-#endif
-  (void)isa;
-  return int_sum_scalar<T>(x, n);
+  TET_DISPATCH(isa, int_sum, x, n);
 }
 
 #define TET_INSTANTIATE(T)                                                  \
