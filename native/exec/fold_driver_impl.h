@@ -560,6 +560,19 @@ typename F::State consume_unit(const fold::OpCfg<T>& k, const Selection& sel, co
   return a;
 }
 
+// One op's unit state from the unit's runs (each(fold_run) calls fold_run(x, m) for them in
+// order; len elements in all), through the family's run interface (kFamilyRuns).
+template <class T, class F, class Each>
+typename F::State state_of_runs(const fold::OpCfg<T>& k, uint64_t len, Each&& each) {
+  typename F::RunAcc acc;
+  F::begin_runs(k, acc, len);
+  uint64_t at = 0;
+  each([&](const T* x, uint64_t m) { F::consume_run(k, acc, x, m, at), at += m; });
+  typename F::State a = F::identity(k);
+  F::end_runs(k, acc, a);
+  return a;
+}
+
 template <class S, class T, class F> struct ScalarFold : ScalarScan<S, T> {
   using State = typename F::State;
   const fold::OpCfg<T> k;
@@ -575,15 +588,7 @@ template <class S, class T, class F> struct ScalarFold : ScalarScan<S, T> {
       states[u] = consume_unit<T, F>(f.k, f.run.sel, ts, e0, x, len);
     }
     template <class Each> void runs(uint64_t u, const TileSelection&, uint64_t e0, uint64_t e1, Each&& each) {
-      if constexpr (kFamilyRuns<F>) {
-        typename F::RunAcc acc;
-        F::begin_runs(f.k, acc, e1 - e0);
-        uint64_t at = 0;
-        each([&](const T* x, uint64_t m) { F::consume_run(f.k, acc, x, m, at), at += m; });
-        State a = F::identity(f.k);
-        F::end_runs(f.k, acc, a);
-        states[u] = a;
-      }
+      if constexpr (kFamilyRuns<F>) states[u] = state_of_runs<T, F>(f.k, e1 - e0, each);
     }
   };
 
@@ -662,13 +667,9 @@ template <class T, class F> struct OpLane final : Lane<T> {
   void consume_runs(uint64_t u, const std::pair<const T*, uint64_t>* runs, size_t nruns, uint64_t len) override {
     if constexpr (kFamilyRuns<F>) {
       if (from) return;
-      typename F::RunAcc acc;
-      F::begin_runs(k, acc, len);
-      uint64_t at = 0;
-      for (size_t i = 0; i < nruns; ++i) F::consume_run(k, acc, runs[i].first, runs[i].second, at), at += runs[i].second;
-      typename F::State a = F::identity(k);
-      F::end_runs(k, acc, a);
-      states[u] = a;
+      states[u] = state_of_runs<T, F>(k, len, [&](auto&& fold_run) {
+        for (size_t i = 0; i < nruns; ++i) fold_run(runs[i].first, runs[i].second);
+      });
     }
   }
   void finish(DType dt, QueryResult& res) const override {
