@@ -162,9 +162,7 @@ export function planAgainstTarget(target: QueryTarget, doc: QueryDocument,
   const boxed = resolveSelection(doc.selection, ds.shape, meta);
   const selection = where ? applyWhere(boxed, where, ds.shape) : boxed;
   const operation = resolveOperation(doc, ds, meta);
-  // (the file's tables are listed, a native call, only for a group_by that may name a column)
-  const groupBy = doc.group_by === undefined ? null
-    : resolveTensorGroupBy(doc, operation?.name ?? null, ds, meta, target.tables ?? []);
+  const groupBy = resolveTensorGroupBy(doc, operation?.name ?? null, ds, meta, () => target.tables ?? []);
   if (groupBy && operation) {
     // the group axis is always reduced within each group; `[]` reduces every other axis too
     operation.axes = [...new Set([...operation.axes, groupBy.axis])].sort((x, y) => x - y);

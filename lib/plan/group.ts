@@ -53,7 +53,7 @@ export interface SelectedGroups {
  * (the named axis has no table and no labels).
  */
 export function resolveTensorGroupBy(doc: QueryDocument, op: ReductionName | null, ds: DatasetInfo, meta: DatasetMetadata,
-  tables: readonly TableInfo[]): TensorGroupBy | null {
+  tables: () => readonly TableInfo[]): TensorGroupBy | null {  // the file's tables, listed only when asked (a native call)
   if (doc.group_by === undefined) return null;
   const specs = groupKeys(doc);
   if (specs.length !== 1) {
@@ -65,7 +65,7 @@ export function resolveTensorGroupBy(doc: QueryDocument, op: ReductionName | nul
   const at = Array.isArray(doc.group_by) ? '$.group_by[0]' : '$.group_by';
   const ndim = ds.shape.length;
   const key = (a: number) => axisKey(meta, ndim, a);
-  const c = resolveAxisColumn(axisCandidates(ds, meta, tables), ds, meta, spec, at, 'TET_QUERY_GROUP_BY',
+  const c = resolveAxisColumn(axisCandidates(ds, meta, tables()), ds, meta, spec, at, 'TET_QUERY_GROUP_BY',
     'name the axis ("axis.column" or "axis")');
   if (c.source.kind === 'table') {
     const column = c.source.table.columns.find((x) => x.name === spec.column)!;

@@ -21,13 +21,6 @@ TET_INLINE void prefetch_ahead(const void* p, size_t bytes) {
   for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
 }
 
-template <class T> constexpr T highest_of_t() {
-  return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
-}
-template <class T> constexpr T lowest_of_t() {
-  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-}
-
 template <Xform F> TET_INLINE double xform(double v, double c) {
   if (F == Xform::Identity) return v;
   if (F == Xform::Abs) return std::fabs(v);
@@ -144,6 +137,11 @@ template <class T> TET_INLINE void shifted_feed_body(const T* x, size_t n, doubl
 // the value). MinMaxFeed holds the same state between the runs of a block.
 template <class T> using NanMask = typename MinMaxFeed<T>::Mask;
 
+template <class T, size_t L = MinMaxFeed<T>::L>
+TET_INLINE void mm_init(T (&lo)[L], T (&hi)[L], NanMask<T> (&nanm)[L]) {
+  for (size_t j = 0; j < L; ++j) lo[j] = highest_of<T>(), hi[j] = lowest_of<T>(), nanm[j] = 0;
+}
+
 template <class T> TET_INLINE void mm_lane(T v, T& lo, T& hi, NanMask<T>& nanm) {
   lo = v < lo ? v : lo;
   hi = v > hi ? v : hi;
@@ -193,7 +191,7 @@ template <class T> TET_INLINE MinMax<T> min_max_body(const T* x, size_t n) {
   constexpr size_t L = MinMaxFeed<T>::L;
   T lo[L], hi[L];
   NanMask<T> nanm[L];
-  for (size_t j = 0; j < L; ++j) lo[j] = highest_of_t<T>(), hi[j] = lowest_of_t<T>(), nanm[j] = 0;
+  mm_init<T>(lo, hi, nanm);
   const size_t full = n / L * L;
   mm_lanes_add<T>(x, full, 0, lo, hi, nanm);
   MinMax<T> r = mm_combine<T>(lo, hi, nanm);
@@ -357,7 +355,7 @@ template <class T> void shifted_feed(const T* x, size_t n, double k, double* l1,
 }
 
 template <class T> void MinMaxFeed<T>::begin(size_t n) {
-  for (size_t j = 0; j < L; ++j) lo[j] = highest_of_t<T>(), hi[j] = lowest_of_t<T>(), nanm[j] = 0;
+  mm_init<T>(lo, hi, nanm);
   full = n / L * L;
   combined = false;
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace tet {
@@ -38,6 +39,14 @@ template <class T> void shifted_sums(const T* x, size_t n, double k, double* s1,
 // shifted_sums run by run, as lane_feed is lane_sum run by run: d = double(x[i]) - k into
 // l1[(lane0 + i) % 32], d * d into l2[...]; lane_tree of each gives shifted_sums' s1 / s2.
 template <class T> void shifted_feed(const T* x, size_t n, double k, double* l1, double* l2, size_t lane0, Isa isa);
+
+// +inf (floats) or max: the identity of a running minimum; lowest_of: of a running maximum.
+template <class T> constexpr T highest_of() {
+  return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+}
+template <class T> constexpr T lowest_of() {
+  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+}
 
 // Min / max of the non-NaN elements, and whether any element is NaN (floats only; integers
 // never set has_nan). With no non-NaN element, lo = +max / hi = lowest of T.

@@ -46,14 +46,6 @@ inline void chan_merge(uint64_t& na, double& ma, double& m2a, uint64_t nb, doubl
   na += nb;
 }
 
-// +inf (floats) or max: the identity of a running minimum; lowest_of: of a running maximum.
-template <class T> constexpr T highest_of() {
-  return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
-}
-template <class T> constexpr T lowest_of() {
-  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-}
-
 inline void put_f64(uint8_t* o, double v) { std::memcpy(o, &v, 8); }
 inline void put_i64(uint8_t* o, int64_t v) { std::memcpy(o, &v, 8); }
 inline void put_u64(uint8_t* o, uint64_t v) { std::memcpy(o, &v, 8); }

@@ -22,20 +22,16 @@ template <class T> struct Extrema : Unblocked<T> {
   static State identity(const OpCfg<T>&) { return State(); }
   // min and max keep the same state: one pass shares it.
   static uint32_t consume_class(const OpCfg<T>&) { return 0; }
-  static void consume(const OpCfg<T>& k, State& a, const T* x, size_t n) {
-    const MinMax<T> m = min_max(x, n, k.isa);
-    if (m.lo < a.lo) a.lo = m.lo;
-    if (m.hi > a.hi) a.hi = m.hi;
-    a.nan |= m.has_nan;
-  }
+  static void consume(const OpCfg<T>& k, State& a, const T* x, size_t n) { take(a, min_max(x, n, k.isa)); }
   // A unit run by run (see Sum::RunAcc): MinMaxFeed keeps min_max's lanes and tail, so the
   // same element wins every tie (+0 / -0 too).
   using RunAcc = MinMaxFeed<T>;
   static bool runs_ok(const OpCfg<T>&) { return true; }
   static void begin_runs(const OpCfg<T>&, RunAcc& r, uint64_t len) { r.begin(size_t(len)); }
   static void consume_run(const OpCfg<T>& k, RunAcc& r, const T* x, size_t n, uint64_t at) { r.feed(x, n, size_t(at), k.isa); }
-  static void end_runs(const OpCfg<T>&, RunAcc& r, State& a) {
-    const MinMax<T> m = r.end();
+  static void end_runs(const OpCfg<T>&, RunAcc& r, State& a) { take(a, r.end()); }
+  // A block's extrema into the state.
+  static void take(State& a, const MinMax<T>& m) {
     if (m.lo < a.lo) a.lo = m.lo;
     if (m.hi > a.hi) a.hi = m.hi;
     a.nan |= m.has_nan;

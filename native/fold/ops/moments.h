@@ -50,7 +50,7 @@ template <class T> struct Moments : Unblocked<T> {
         r.pieces.clear();
       }
       const size_t take = n < kSub - r.m ? n : kSub - r.m;
-      shifted_feed(x, take, r.sh, r.l1, r.l2, r.m % kLanes, k.isa);  // sub-blocks start at multiples of 32
+      shifted_feed(x, take, r.sh, r.l1, r.l2, r.m, k.isa);  // sub-blocks start at multiples of 32
       r.pieces.emplace_back(x, take);
       r.m += take, x += take, n -= take;
       if (r.m == kSub) end_block(k, r);
@@ -138,23 +138,19 @@ template <class T> struct Moments : Unblocked<T> {
   }
   // The current sub-block of a unit consumed run by run, merged (kept pieces: the two-pass redo).
   static void end_block(const OpCfg<T>& k, RunAcc& r) {
-    merge_block(r.a, r.m, r.sh, lane_tree(r.l1), lane_tree(r.l2), [&](double& mean, double& m2) {
+    // lane_sum over the sub-block's pieces, in order
+    auto pieces_sum = [&](Xform f, double center) {
       double lanes[kLanes] = {};
-      __int128 isum = 0;
       size_t at = 0;
-      for (const auto& pc : r.pieces) {
-        if (kFloat) lane_feed(pc.first, pc.second, Xform::Identity, 0, lanes, at % kLanes, k.isa);
-        else isum += int_sum_of(pc.first, pc.second, k.isa);
-        at += pc.second;
-      }
-      mean = (kFloat ? lane_tree(lanes) : double(isum)) / double(r.m);
-      double sq[kLanes] = {};
-      at = 0;
-      for (const auto& pc : r.pieces) {
-        lane_feed(pc.first, pc.second, Xform::SquaredDeviation, mean, sq, at % kLanes, k.isa);
-        at += pc.second;
-      }
-      m2 = lane_tree(sq);
+      for (const auto& pc : r.pieces) lane_feed(pc.first, pc.second, f, center, lanes, at, k.isa), at += pc.second;
+      return lane_tree(lanes);
+    };
+    merge_block(r.a, r.m, r.sh, lane_tree(r.l1), lane_tree(r.l2), [&](double& mean, double& m2) {
+      __int128 isum = 0;
+      if (!kFloat)
+        for (const auto& pc : r.pieces) isum += int_sum_of(pc.first, pc.second, k.isa);
+      mean = (kFloat ? pieces_sum(Xform::Identity, 0) : double(isum)) / double(r.m);
+      m2 = pieces_sum(Xform::SquaredDeviation, mean);
     });
     r.m = 0;
   }

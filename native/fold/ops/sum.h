@@ -56,7 +56,7 @@ template <class T> struct Sum {
   static void consume_run(const OpCfg<T>& k, RunAcc& r, const T* x, size_t n, uint64_t at) {
     r.n += n;
     if (exact_int(k.op)) r.isum += int_sum_of(x, n, k.isa);
-    else lane_feed(x, n, xform(k.op), 0, r.lanes, size_t(at % kLanes), k.isa);
+    else lane_feed(x, n, xform(k.op), 0, r.lanes, size_t(at), k.isa);
   }
   static void end_runs(const OpCfg<T>& k, RunAcc& r, State& a) {
     a.n += r.n;
