@@ -153,9 +153,11 @@ export default defineConfig([
   {
     // dist/index.cjs: the code-cache loader of the CommonJS bundle (scripts/finish-dist.mjs
     // moves the bundle to dist/sdk.cjs and this into its place).
-    // dist/cache-dir.cjs: the cache directory rules, for bin/compile-cache.js too.
-    entry: { 'sdk-loader': 'lib/loader/sdk-loader.ts', 'cache-dir': 'lib/loader/cache-dir.ts' },
+    // dist/compile-cache.cjs: the CLI's code cache (bin/tet.js), the cache directory rules inside.
+    // dist/dynamic-import.cjs: the bundle's import() (lib/loader/dynamic-import.ts says why apart).
+    entry: { 'sdk-loader': 'lib/loader/sdk-loader.ts', 'compile-cache': 'lib/loader/compile-cache.ts', 'dynamic-import': 'lib/loader/dynamic-import.ts' },
     format: ['cjs'],
+    sourcemap: true,
     clean: false,
     target: 'node20',
     outExtension: () => ({ js: '.cjs' }),
@@ -181,7 +183,7 @@ export default defineConfig([
     clean: false,
     esbuildOptions(options) {
       // import() becomes require(): of the SDK (lib/cli/sdk.ts: the external ./index.cjs) and of
-      // the bundle's own format.ts. bin/compile-cache.js leaves a module with an import() to
+      // the bundle's own format.ts. The CLI's code cache (lib/loader/compile-cache.ts) leaves a module with an import() to
       // Node's compile (no code cache), and Node 20 has no import() in vm-compiled code.
       options.supported = { ...options.supported, 'dynamic-import': false };
       wrapLines(options);

@@ -10,6 +10,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const DIST = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
@@ -52,6 +53,15 @@ if (!loader.includes('__TET_BUNDLE_HASHES__')) throw new Error('finish-dist: dis
 fs.writeFileSync(at('index.cjs'), loader.replace('__TET_BUNDLE_HASHES__', hashes.join(';')));
 fs.rmSync(at('sdk-loader.cjs'));
 for (const f of ['sdk-loader.cjs.map']) fs.rmSync(at(f), { force: true });
+// The files the CLI's code cache compiles without looking for an import() in them (a vm script's
+// import() fails on Node 20): none may have one.
+{
+  const require = createRequire(import.meta.url);
+  const { DYNAMIC_IMPORT, IMPORT_FREE } = require(at('compile-cache.cjs'));
+  for (const f of IMPORT_FREE) {
+    if (DYNAMIC_IMPORT.test(fs.readFileSync(at(f), 'latin1'))) throw new Error(`finish-dist: dist/${f} has an import(), which the CLI's code cache cannot run (lib/loader/compile-cache.ts IMPORT_FREE)`);
+  }
+}
 console.log(`finish-dist: dist/sdk.cjs (${(fs.statSync(at('sdk.cjs')).size / 1024).toFixed(0)} KB, hash ${hash}) and ${hashes.length - 1} part(s) behind dist/index.cjs`);
 
 // The packages bundled into dist/ (the CLI's commander, cli-table3, cli-progress and their

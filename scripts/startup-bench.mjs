@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'bin/tet.js');  // what users run: with the code cache (bin/compile-cache.js)
+const cli = join(root, 'bin/tet.js');  // what users run: with the code cache (lib/loader/compile-cache.ts)
 const cliNoCache = join(root, 'dist/cli.cjs');
 const sample = join(root, 'samples/weather.tet');
 const args = process.argv.slice(2);

@@ -1,5 +1,5 @@
 // Where V8 code caches live, for the package loader (lib/loader/sdk-loader.ts) and the CLI's
-// cache (bin/compile-cache.js, through dist/cache-dir.cjs): one directory of this user's. A code
+// cache (compile-cache.ts, dist/compile-cache.cjs): one directory of this user's. A code
 // cache is bytecode V8 runs, so a directory anyone else could write is never used:
 // TET_COMPILE_CACHE_DIR, else <tmpdir>/tetration-<uid>, created mode 0700 and checked (a real
 // directory, owned by this uid, writable by no one else) on every use. Windows has no uid: there
@@ -31,8 +31,13 @@ export function compileCacheDir(sub?: string): string | null {
   const base = process.env.TET_COMPILE_CACHE_DIR || join(tmpdir(), uid === null ? 'tetration' : `tetration-${uid}`);
   try {
     for (const dir of sub ? [base, join(base, sub)] : [base]) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const st = lstatSync(dir);
+      // Created only where missing: a process's first mkdirSync costs ~0.12 ms, an lstat that
+      // finds the directory ~0.01 once the first has run.
+      let st = lstatSync(dir, { throwIfNoEntry: false });
+      if (st === undefined) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        st = lstatSync(dir);
+      }
       if (!st.isDirectory()) return null;
       if (uid !== null && (st.uid !== uid || (st.mode & 0o022) !== 0)) return null;
     }

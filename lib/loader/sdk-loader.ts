@@ -35,8 +35,8 @@ const M = Module as ModuleInternals;
 // Each dist file is one function expression (scripts/finish-dist.mjs wraps it at build time):
 // CommonJS's five parameters and the loader's hooks (lib/loader/hooks.ts): the import() the
 // bundle's ES-only dependencies load through (a vm script has no module loader of its own for
-// import(), Node 20 has one only behind an experimental flag; this module is loaded by Node's,
-// so its import() resolves them, from the same folder), the first answer, and the parts.
+// import(), Node 20 has one only behind an experimental flag: dist/dynamic-import.cjs, loaded by
+// Node's beside this file, resolves them from the same folder), the first answer, and the parts.
 type BundleWrapper = (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string,
   hooks: LoaderHooks) => void;
 
@@ -223,7 +223,7 @@ function readTogether(bundle: string, names: string[]): string | undefined {
 }
 
 const hooks: LoaderHooks = {
-  import: (specifier) => import(specifier),
+  import: (specifier) => (require(join(__dirname, 'dynamic-import.cjs')) as typeof import('./dynamic-import')).dynamicImport(specifier),
   answered: () => {
     if (answered) return;
     answered = true;

@@ -196,7 +196,7 @@ describe.skipIf(!existsSync(CLI))('modules loaded at start', () => {
   });
 });
 
-// bin/tet.js compiles the CLI's modules through a V8 code cache (bin/compile-cache.js): the first
+// bin/tet.js compiles the CLI's modules through a V8 code cache (lib/loader/compile-cache.ts): the first
 // run of a command writes its entries, later runs read them, another command has entries of its
 // own, a damaged entry is rejected by V8 and rewritten, and TET_NO_COMPILE_CACHE=1 leaves it
 // alone. The answers never change.
@@ -233,12 +233,12 @@ describe.skipIf(!existsSync(CLI))('the code cache of bin/tet.js', () => {
       const first = entries(tmp);
       expect(first.length).toBeGreaterThan(0);
       // one entry per module and command, the CLI's entry among them (its size and the command
-      // are in the name); the SDK's loader has a dynamic import(), which keeps node's own compile
+      // are in the name), and the SDK's loader's (its import() is in dist/dynamic-import.cjs)
       const entrySize = statSync(CLI).size;
       const sdkEntry = first.find((f) => f.includes(`-${entrySize}-`));
       expect(sdkEntry).toMatch(/-info\.v8$/);
       expect(first.filter((f) => f.endsWith('.v8')).every((f) => f.endsWith('-info.v8'))).toBe(true);  // .v8cache: the SDK's
-      expect(first.some((f) => f.includes(`-${statSync(join(ROOT, 'dist/index.cjs')).size}-`))).toBe(false);
+      expect(first.some((f) => f.includes(`-${statSync(join(ROOT, 'dist/index.cjs')).size}-`))).toBe(true);
       const stamp = first.map((f) => statSync(f).mtimeMs);
       expect(run(tmp)).toBe(plain);
       expect(entries(tmp)).toEqual(first);
@@ -264,7 +264,7 @@ describe.skipIf(!existsSync(CLI))('the code cache of bin/tet.js', () => {
       mkdirSync(base, { mode: 0o700 });
       const cliDir = join(base, `cli-${process.arch}-${process.versions.v8}`);
       mkdirSync(cliDir, { mode: 0o700 });
-      // FNV-1a (32 bit) of the CLI bundle's path: how bin/compile-cache.js names a module's entries
+      // FNV-1a (32 bit) of the CLI bundle's path: how the code cache (compile-cache.ts) names a module's entries
       let h = 0x811c9dc5;
       for (const ch of join(ROOT, 'dist/cli.cjs')) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
       const cliHash = (h >>> 0).toString(16).padStart(8, '0');
@@ -320,7 +320,7 @@ describe.skipIf(!existsSync(CLI))('the code cache of bin/tet.js', () => {
     try {
       const mod = join(tmp, 'dyn.cjs');
       writeFileSync(mod, "exports.go = () => import('node:path').then((m) => typeof m.join);\n");
-      const main = `require(${JSON.stringify(join(ROOT, 'bin/compile-cache.js'))}).enable();` +
+      const main = `require(${JSON.stringify(join(ROOT, 'dist/compile-cache.cjs'))}).enable();` +
         `require(${JSON.stringify(mod)}).go().then((t) => process.stdout.write(t), (e) => { process.stderr.write(e.message); process.exitCode = 1; });`;
       for (let run = 0; run < 3; run++) {
         const r = spawnSync(process.execPath, ['-e', main], { encoding: 'utf8', env: { ...process.env, TMPDIR: tmp } });
