@@ -2,7 +2,7 @@
 // native/include/tet/error_codes.def, shared with the native core; the class follows the code's
 // area prefix, and `detail` says where (dataset, chunk, shard) when the raiser knows it.
 
-import { ERROR_CODES, ERROR_CODE_INFO, type ErrorCode, type ErrorCodeClass } from './error-codes.generated';
+import { ERROR_CODES, errorCodeInfo, type ErrorCode, type ErrorCodeClass } from './error-codes.generated';
 
 /** Every stable code tetration raises (generated from native/include/tet/error_codes.def). */
 export { ERROR_CODES };
@@ -132,7 +132,8 @@ export function errorClassByPrefix(code: string): TetErrorClass {
  * names (TetError itself for TET_INTERNAL, TET_BINDING_*, TET_SHARD_* and unknown areas).
  */
 export function errorClassFor(code: string): TetErrorClass {
-  const known = Object.hasOwn(ERROR_CODE_INFO, code) ? ERROR_CODE_INFO[code as ErrorCode] : undefined;
+  const info = errorCodeInfo();
+  const known = Object.hasOwn(info, code) ? info[code as ErrorCode] : undefined;
   return known ? CLASS_BY_NAME[known.cls] : errorClassByPrefix(code);
 }
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as api from '../../lib/index';
 import { convertError } from '../../lib/convert/errors';
-import { ERROR_CODE_INFO } from '../../lib/error-codes.generated';
+import { errorCodeInfo } from '../../lib/error-codes.generated';
 import { errorClassByPrefix, errorClassFor, toTetError, TetError } from '../../lib/errors';
 
 const root = ROOT;
@@ -71,7 +71,7 @@ describe('error_codes.def', () => {
     for (const r of rows) {
       expect(errorClassFor(r.code), r.code).toBe(byName[r.cls]);
       expect(errorClassByPrefix(r.code), r.code).toBe(byName[r.cls]);
-      expect(ERROR_CODE_INFO[r.code as api.KnownErrorCode].cls).toBe(r.cls);
+      expect(errorCodeInfo()[r.code as api.KnownErrorCode].cls).toBe(r.cls);
     }
     expect(errorClassFor('TET_DEVICE_LOST')).toBe(api.TetDeviceError);  // not in the def: by prefix
     expect(errorClassFor('TET_SOMETHING_NEW')).toBe(api.TetError);
