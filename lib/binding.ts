@@ -4,16 +4,11 @@
 import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { TetError } from './errors';
+import { thisFile } from './lazy-require';
 import type { NativeBinding } from './native';
 
 let loaded: NativeBinding | undefined;
-
-// This file runs as lib/binding.ts (vitest), dist/index.cjs or dist/index.mjs.
-function thisFile(): string {
-  return typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
-}
 
 /** The package root: the nearest directory upwards holding tetration's package.json. */
 export function packageRoot(): string {

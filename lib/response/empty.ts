@@ -14,12 +14,17 @@ import type { DTypeName } from '../types';
  * nan_count / inf_count / null_count 0, any_* false, all_finite true, everything else NaN;
  * arg_* give null (set by {@link nullArgFields}), histogram counts 0.
  */
-export const EMPTY_VALUE: Readonly<Record<ReductionName, number | boolean | null>> = {
-  count: 0, sum: 0, product: 1, norm_l1: 0, norm_l2: 0, nan_count: 0, inf_count: 0, null_count: 0,
-  any_nan: false, any_inf: false, all_finite: true,
-  mean: NaN, min: NaN, max: NaN, var: NaN, std: NaN, nan_mean: NaN, nan_std: NaN, median: NaN, quantile: NaN,
-  arg_min: null, arg_max: null, histogram: 0, covariance: NaN, correlation: NaN,
-};
+export function emptyValue(name: ReductionName): number | boolean | null {
+  // Made at the first empty answer: an object literal with NaN fields cost every
+  // `require('tetration')` ~0.08 ms (each NaN is a store that changes the field's representation).
+  return (emptyValues ??= {
+    count: 0, sum: 0, product: 1, norm_l1: 0, norm_l2: 0, nan_count: 0, inf_count: 0, null_count: 0,
+    any_nan: false, any_inf: false, all_finite: true,
+    mean: NaN, min: NaN, max: NaN, var: NaN, std: NaN, nan_mean: NaN, nan_std: NaN, median: NaN, quantile: NaN,
+    arg_min: null, arg_max: null, histogram: 0, covariance: NaN, correlation: NaN,
+  })[name];
+}
+let emptyValues: Readonly<Record<ReductionName, number | boolean | null>> | undefined;
 
 const PREVIEW_CTOR: Readonly<Record<DTypeName, new (n: number) => ArrayBufferView>> = {
   f32: Float32Array, f16: Float32Array, f64: Float64Array, i32: Int32Array, i64: BigInt64Array,
@@ -47,7 +52,7 @@ export function emptyResult(planned: PlannedQuery, compiled: CompiledExecution):
     const groups = planned.groups?.keys.length;
     const cells = kept.reduce((p, n) => p * n, 1) * (groups ?? 1);
     reducedShape = groups !== undefined ? [groups, ...kept] : kept;
-    const empty = EMPTY_VALUE[op.name];
+    const empty = emptyValue(op.name);
     if (op.name === 'covariance' || op.name === 'correlation') {
       covOrder = shape[1 - op.obsAxis!];
       values = new Float64Array(covOrder * covOrder).fill(NaN);
