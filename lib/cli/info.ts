@@ -231,7 +231,8 @@ const REPAIR_CODES = ['footer_invalid', 'cells_invalid'] as const satisfies read
 const _everyRepairCode: Exclude<RepairCode, (typeof REPAIR_CODES)[number]> extends never ? true : never = true;
 void _everyRepairCode;
 
-export function registerInfoCommands(program: Command): void {
+/** `tet info`. */
+export function registerInfoCommand(program: Command): void {
   program
     .command('info')
     .description('show datasets, chunking, codecs, metadata and footer of a .tet file')
@@ -261,7 +262,10 @@ export function registerInfoCommands(program: Command): void {
       }
       failIfUnhealthy(health);
     });
+}
 
+/** `tet verify`. */
+export function registerVerifyCommand(program: Command): void {
   program
     .command('verify')
     .description('check structure, chunk decoding, tensor sizes and footer; exit 1 on problems')
@@ -276,7 +280,10 @@ export function registerInfoCommands(program: Command): void {
       else printVerify(report, opts.quiet ?? false);
       failIfUnhealthy(report);
     });
+}
 
+/** `tet repair`. */
+export function registerRepairCommand(program: Command): void {
   program
     .command('repair')
     .description('show the repair plan for a file, or apply one fix (--apply footer_invalid | cells_invalid)')

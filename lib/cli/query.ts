@@ -143,7 +143,8 @@ function formatOption(): Option {
     .choices(QUERY_OUTPUT_FORMATS as unknown as string[]).default('full');
 }
 
-export function registerQueryCommands(program: Command): void {
+/** `tet query`. */
+export function registerQueryCommand(program: Command): void {
   program
     .command('query')
     .description('validate, plan (default) or execute (-x) a query document against a .tet file')
@@ -217,7 +218,10 @@ export function registerQueryCommands(program: Command): void {
       await print(resp, format);
       reportUnmatched(resp);
     });
+}
 
+/** `tet merge`. */
+export function registerMergeCommand(program: Command): void {
   program
     .command('merge')
     .description('merge the partials of every shard of one query (`tet query -x --shard I/N --partial-out P`) and print its response; ' +
@@ -250,7 +254,10 @@ export function registerQueryCommands(program: Command): void {
         `--shard I/N --round ${opts.roundOut} --partial-out P.tps (then tet merge the new partials)\n`);
       process.exitCode = EXIT_ROUND_NEEDED;
     });
+}
 
+/** `tet qhist` (alias `hist`) and its `run`. */
+export function registerHistoryCommand(program: Command): void {
   const qhist = program
     .command('qhist')
     .alias('hist')

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
-import { registerInfoCommands } from '../../lib/cli/info';
+import { registerInfoCommand, registerRepairCommand, registerVerifyCommand } from '../../lib/cli/info';
 import { redirectCliOutput } from '../../lib/cli/out';
 import { runCli } from '../../lib/cli/run';
 import { TetError } from '../../lib/errors';
@@ -21,7 +21,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function tet(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const program = new Command('tet');
   program.configureOutput({ writeOut: (s) => captured.out.push(s), writeErr: (s) => captured.err.push(s) });
-  registerInfoCommands(program);
+  for (const register of [registerInfoCommand, registerVerifyCommand, registerRepairCommand]) register(program);
   const captured = { out: [] as string[], err: [] as string[] };
   redirectCliOutput({ out: (s) => captured.out.push(s), err: (s) => captured.err.push(s) });
   let code: number;
