@@ -186,6 +186,8 @@ export default defineConfig([
       // the bundle's own format.ts. The CLI's code cache (lib/loader/compile-cache.ts) leaves a module with an import() to
       // Node's compile (no code cache), and Node 20 has no import() in vm-compiled code.
       options.supported = { ...options.supported, 'dynamic-import': false };
+      // ASCII only: bin/tet.js loads it as latin1 (lib/loader/compile-cache.ts loadBundle).
+      options.charset = 'ascii';
       wrapLines(options);
     },
     ...compact,

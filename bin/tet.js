@@ -2,9 +2,13 @@
 'use strict';
 // The code cache first, so that the CLI bundle and the SDK's loader are compiled through it
 // (lib/loader/compile-cache.ts); a broken cache module only costs the cache.
+let cache;
 try {
-  require('../dist/compile-cache.cjs').enable();
+  cache = require('../dist/compile-cache.cjs');
+  cache.enable();
 } catch {
-  // compiled by Node as usual
+  cache = undefined;  // compiled by Node as usual
 }
-require('../dist/cli.cjs');
+const cli = require('node:path').join(__dirname, '..', 'dist', 'cli.cjs');
+if (cache && typeof cache.loadBundle === 'function') cache.loadBundle(cli, module);
+else require(cli);

@@ -61,6 +61,8 @@ for (const f of ['sdk-loader.cjs.map']) fs.rmSync(at(f), { force: true });
   for (const f of IMPORT_FREE) {
     if (DYNAMIC_IMPORT.test(fs.readFileSync(at(f), 'latin1'))) throw new Error(`finish-dist: dist/${f} has an import(), which the CLI's code cache cannot run (lib/loader/compile-cache.ts IMPORT_FREE)`);
   }
+  // bin/tet.js reads the CLI bundle as latin1 (compile-cache.ts loadBundle).
+  if (/[^\x00-\x7f]/.test(fs.readFileSync(at('cli.cjs'), 'latin1'))) throw new Error('finish-dist: dist/cli.cjs is not ASCII (tsup.config.ts charset)');
 }
 console.log(`finish-dist: dist/sdk.cjs (${(fs.statSync(at('sdk.cjs')).size / 1024).toFixed(0)} KB, hash ${hash}) and ${hashes.length - 1} part(s) behind dist/index.cjs`);
 

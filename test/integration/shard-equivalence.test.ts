@@ -123,7 +123,7 @@ function docs(): object[] {
 
 // Fields the merged response takes from the merge / the shards rather than one execution.
 const DIFFERING = ['seconds', 'threads', 'chunks_read', 'stored_bytes_read', 'total_bytes_read_from_disk', 'host_available_ram_bytes',
-  'memory_budget_bytes'];
+  'memory_budget_bytes', 'read_by_pread'];
 
 const bits = new Float64Array(1);
 const bitsU = new BigUint64Array(bits.buffer);
