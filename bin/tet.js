@@ -10,5 +10,5 @@ try {
   cache = undefined;  // compiled by Node as usual
 }
 const cli = require('node:path').join(__dirname, '..', 'dist', 'cli.cjs');
-if (cache && typeof cache.loadBundle === 'function') cache.loadBundle(cli, module);
+if (cache) cache.loadBundle(cli, module);
 else require(cli);

@@ -52,8 +52,9 @@ export function binding(): NativeBinding {
   // The folder above this file's (dist/.. in the package, lib/.. under vitest) is the package root
   // in every layout we ship: an addon there is loaded without reading package.json (~0.1 ms of
   // every `require('tetration')`); the walk up to tetration's package.json decides otherwise.
-  const near = directAddonPath(dirname(dirname(thisFile())));
-  const root = near ? dirname(dirname(thisFile())) : packageRoot();
+  const above = dirname(dirname(thisFile()));
+  const near = directAddonPath(above);
+  const root = near ? above : packageRoot();
   try {
     const direct = near ?? directAddonPath(root);
     if (direct) {

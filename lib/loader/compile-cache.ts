@@ -27,6 +27,7 @@ import { Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { compileCacheDir, compileCacheOff, pruneCacheDir, writeCacheFile } from './cache-dir';
+import { moduleFor, moduleInternals } from './module';
 
 /** An import( that is not a method call (.import() / x_import()): such a module is left to node. */
 export const DYNAMIC_IMPORT = /(?<![\w$.])import\s*\(/;
@@ -49,11 +50,10 @@ interface ModuleInternals {
   prototype: { _compile?: CompileFn };
   _resolveFilename(request: string, parent: Module, isMain: boolean, options?: unknown): string;
   _resolveLookupPaths(request: string, parent: Module): string[] | null;
-  _nodeModulePaths(dir: string): string[];
   _extensions: unknown;
-  _cache: Record<string, Module>;
+  _cache: unknown;
 }
-type LoadableModule = Module & { _compile: CompileFn; loaded: boolean; paths: string[] };
+type LoadableModule = Module & { _compile: CompileFn };
 type LocalRequire = ((id: string) => unknown) & {
   resolve?: unknown; main?: unknown; extensions?: unknown; cache?: unknown;
 };
@@ -129,17 +129,14 @@ export function enable(): 'vm' | 'off' {
  * through the cache where enable() turned it on.
  */
 export function loadBundle(file: string, parent: Module): unknown {
-  const M = Module as unknown as ModuleInternals;
-  const cached = M._cache[file];
-  if (cached) return cached.exports;
-  const mod = new Module(file, parent) as LoadableModule;
-  mod.filename = file;
-  mod.paths = M._nodeModulePaths(dirname(file));
-  M._cache[file] = mod;
+  const cache = moduleInternals._cache;
+  if (cache[file]) return cache[file].exports;
+  const mod = moduleFor(file, parent) as LoadableModule;
+  cache[file] = mod;
   try {
     mod._compile(readFileSync(file, 'latin1'), file);
   } catch (e) {
-    delete M._cache[file];
+    delete cache[file];
     throw e;
   }
   mod.loaded = true;

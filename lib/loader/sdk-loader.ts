@@ -23,14 +23,14 @@ import { basename, join } from 'node:path';
 import { Script } from 'node:vm';
 import { compileCacheDebug, compileCacheDir, compileCacheOff, pruneCacheDir, writeCacheFile } from './cache-dir';
 import type { LoaderHooks } from './hooks';
+import { moduleFor, moduleInternals } from './module';
 import { SDK_PARTS } from './parts';
 
 // `sdk=<hash>;<part>=<hash>...`: replaced by scripts/finish-dist.mjs.
 const BUNDLE_HASHES = '__TET_BUNDLE_HASHES__';
 const hashes = new Map(BUNDLE_HASHES.split(';').map((kv) => kv.split('=') as [string, string]));
 
-type ModuleInternals = typeof Module & { _nodeModulePaths(dir: string): string[]; _cache: Record<string, Module> };
-const M = Module as ModuleInternals;
+const M = moduleInternals;
 
 // Each dist file is one function expression (scripts/finish-dist.mjs wraps it at build time):
 // CommonJS's five parameters and the loader's hooks (lib/loader/hooks.ts): the import() the
@@ -104,12 +104,6 @@ function compile(name: string, file: string, text?: string): Unit {
 }
 
 /** A CommonJS module for dist/`file`, resolving packages from dist/ as a required file would. */
-function moduleFor(file: string): Module {
-  const mod = new Module(file, module);
-  mod.filename = file;
-  mod.paths = M._nodeModulePaths(__dirname);
-  return mod;
-}
 
 /** Runs a compiled file's wrapper as the CommonJS module `mod`; its caches are written later. */
 function run(unit: Unit, mod: Module, file: string): void {
@@ -240,7 +234,7 @@ const hooks: LoaderHooks = {
     if (parts.has(name)) return parts.get(name);
     if (!hashes.has(name) && !BUNDLE_HASHES.startsWith('__')) throw new Error(`tetration: no SDK part named ${name}`);
     const file = partFile(name);
-    const mod = moduleFor(file);
+    const mod = moduleFor(file, module);
     const text = partTexts.get(name);
     partTexts.delete(name);
     const unit = compile(name, file, text);
@@ -272,7 +266,7 @@ function load(): unknown {
   // the parts loaded with the bundle (lib/loader/parts.ts `eager`); the others on first use
   const partNames = [...hashes.keys()].filter((name) => SDK_PARTS.some((p) => p.name === name && p.eager));
   const unit = compile('sdk', bundle, eager && partNames.length > 0 ? readTogether(bundle, partNames) : undefined);
-  const mod = moduleFor(bundle);
+  const mod = moduleFor(bundle, module);
   M._cache[bundle] = mod;  // require('tetration/dist/sdk.cjs') gets this instance
   try {
     run(unit, mod, bundle);
