@@ -51,13 +51,25 @@ const narrowStringWidth: Plugin = {
   },
 };
 
-// The SDK's and the CLI's bundles are whitespace-minified (comments and indentation out, names
-// kept, so stack traces still name functions), with lines wrapped near 120 characters, so that the
-// source line Node prints under an uncaught error stays one line. A fresh process reads, copies
-// and compiles every byte of them, and on a machine where fresh memory is slow to touch that is
-// most of the load (dist/sdk.cjs 610 -> 440 KB, 340 KB with the validator a part of its own;
-// dist/cli.cjs 210 -> 125 KB; docs/performance.md
-// "CLI start-up"). The source maps (shipped) map back to lib/ and the bundled packages' files.
+// In the CommonJS builds lib/'s imports of node:module resolve to lib/loader/node-module.ts: Node's
+// Module class taken from the `module` object, without loading the builtin (~0.2-0.3 ms of a fresh
+// process). The ES build keeps the builtin. The builds that use it keep the `node:` prefix
+// (removeNodeProtocol: false): tsup's own plugin, which removes it, marks every builtin external
+// before this one would see it.
+const moduleFromModuleObject: Plugin = {
+  name: 'tet-module-from-module-object',
+  setup(build) {
+    if (build.initialOptions.format !== 'cjs') return;
+    const shim = resolve('lib/loader/node-module.ts');
+    build.onResolve({ filter: /^node:module$/ }, (args) => (resolve(args.importer) === shim ? undefined : { path: shim }));
+  },
+};
+
+// lib/lazy-require.ts reads import.meta.url only where __filename is not defined (the ES build);
+// in the CommonJS builds without tsup's shims it is `undefined`, not esbuild's empty-object warning.
+const noImportMetaInCjs = (options: { define?: Record<string, string> }, format: string) => {
+  if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
+};
 const compact = { minifyWhitespace: true } as const;
 const wrapLines = (options: { lineLimit?: number }) => { options.lineLimit = 120; };
 
@@ -122,11 +134,13 @@ export default defineConfig([
     dts: true,
     // ASCII only (non-ASCII escaped): the loader reads the bundle as latin1, a copy, where UTF-8
     // text costs a decode (lib/loader/sdk-loader.ts).
-    esbuildOptions(options) {
+    esbuildOptions(options, { format }) {
       options.charset = 'ascii';
       wrapLines(options);
+      noImportMetaInCjs(options, format);
     },
-    esbuildPlugins: [sdkParts],
+    esbuildPlugins: [sdkParts, moduleFromModuleObject],
+    removeNodeProtocol: false,
     ...compact,
     sourcemap: true,
     clean: false,
@@ -142,7 +156,8 @@ export default defineConfig([
       options.charset = 'ascii';
       wrapLines(options);
     },
-    esbuildPlugins: [partsShareTheBundle],
+    esbuildPlugins: [partsShareTheBundle, moduleFromModuleObject],
+    removeNodeProtocol: false,
     ...compact,
     sourcemap: true,
     clean: false,
@@ -157,6 +172,11 @@ export default defineConfig([
     // dist/dynamic-import.cjs: the bundle's import() (lib/loader/dynamic-import.ts says why apart).
     entry: { 'sdk-loader': 'lib/loader/sdk-loader.ts', 'compile-cache': 'lib/loader/compile-cache.ts', 'dynamic-import': 'lib/loader/dynamic-import.ts' },
     format: ['cjs'],
+    esbuildOptions(options) {
+      noImportMetaInCjs(options, 'cjs');
+    },
+    esbuildPlugins: [moduleFromModuleObject],
+    removeNodeProtocol: false,
     sourcemap: true,
     clean: false,
     target: 'node20',
@@ -173,7 +193,8 @@ export default defineConfig([
     entry: { cli: 'lib/cli/main.ts' },
     format: ['cjs'],
     splitting: false,
-    esbuildPlugins: [sdkAsPackage, lazyChildProcess, narrowStringWidth],
+    esbuildPlugins: [sdkAsPackage, lazyChildProcess, narrowStringWidth, moduleFromModuleObject],
+    removeNodeProtocol: false,
     // Bundled: no module resolution of their files at run time (string-width's alone was ~3 ms
     // of `tet info`); string-width and cli-progress still load on first use (lib/cli/lazy.ts).
     noExternal: ['commander', 'cli-progress', 'string-width'],

@@ -4,9 +4,9 @@
 // recording, as does TET_NO_QUERY_HISTORY=1). A query equal to the newest entry (same document,
 // file and mode) is not recorded again. Never touches .tet files.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { QueryDocument } from '../index';
+import { homeDir } from '../user-dirs';
 
 export interface QueryHistoryEntry {
   /** ISO-8601 time of the run. */
@@ -20,7 +20,7 @@ export interface QueryHistoryEntry {
 export const DEFAULT_HISTORY_MAX = 50;
 
 export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homeDir(), '.cache');
   return join(base, 'tetration', 'query_history.jsonl');
 }
 

@@ -10,8 +10,8 @@
 // Named imports: a default import of a builtin becomes esbuild's __toESM copy of all its
 // properties, whose getters load more of node (~1 ms of every start).
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../user-dirs';
 
 /** Whether code caches are turned off (TET_NO_COMPILE_CACHE set, not "0"). */
 export function compileCacheOff(): boolean {
@@ -28,7 +28,7 @@ export function compileCacheDebug(what: string): void {
 /** This user's cache directory (`sub` below it, if given), created 0700; null where unsafe. */
 export function compileCacheDir(sub?: string): string | null {
   const uid = typeof process.getuid === 'function' ? process.getuid() : null;
-  const base = process.env.TET_COMPILE_CACHE_DIR || join(tmpdir(), uid === null ? 'tetration' : `tetration-${uid}`);
+  const base = process.env.TET_COMPILE_CACHE_DIR || join(tempDir(), uid === null ? 'tetration' : `tetration-${uid}`);
   try {
     for (const dir of sub ? [base, join(base, sub)] : [base]) {
       // Created only where missing: a process's first mkdirSync costs ~0.12 ms, an lstat that

@@ -22,12 +22,13 @@
 // Node's own compile. TET_NO_COMPILE_CACHE=1 turns it off. Only the CLI calls this:
 // require('tetration') never patches the module loader (the SDK bundle's own cache is
 // dist/index.cjs's: sdk-loader.ts).
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { compileCacheDir, compileCacheOff, pruneCacheDir, writeCacheFile } from './cache-dir';
 import { moduleFor, moduleInternals } from './module';
+import { readLatin1, readReused } from './read-file';
 
 /** An import( that is not a method call (.import() / x_import()): such a module is left to node. */
 export const DYNAMIC_IMPORT = /(?<![\w$.])import\s*\(/;
@@ -83,7 +84,7 @@ export function enable(): 'vm' | 'off' {
       const st = statSync(filename);
       file = join(dir, `${fnv1a(filename)}-${st.size}-${Math.floor(st.mtimeMs)}-${command}.v8`);
       try {
-        cachedData = readFileSync(file);
+        cachedData = readReused(file);
       } catch {
         cachedData = undefined;
       }
@@ -134,7 +135,7 @@ export function loadBundle(file: string, parent: Module): unknown {
   const mod = moduleFor(file, parent) as LoadableModule;
   cache[file] = mod;
   try {
-    mod._compile(readFileSync(file, 'latin1'), file);
+    mod._compile(readLatin1(file), file);
   } catch (e) {
     delete cache[file];
     throw e;

@@ -17,7 +17,7 @@
 // by itself (then a fresh one replaces it). TET_NO_COMPILE_CACHE=1: compiled from source, no
 // cache read or written.
 // Named imports, no __toESM copies of the builtins (lib/loader/cache-dir.ts).
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { Module } from 'node:module';
 import { basename, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -25,6 +25,7 @@ import { compileCacheDebug, compileCacheDir, compileCacheOff, pruneCacheDir, wri
 import type { LoaderHooks } from './hooks';
 import { moduleFor, moduleInternals } from './module';
 import { SDK_PARTS } from './parts';
+import { readLatin1, readReused } from './read-file';
 
 // `sdk=<hash>;<part>=<hash>...`: replaced by scripts/finish-dist.mjs.
 const BUNDLE_HASHES = '__TET_BUNDLE_HASHES__';
@@ -66,7 +67,7 @@ let answered = false;
 function readOptional(f: string | null): Buffer | undefined {
   if (!f) return undefined;
   try {
-    return readFileSync(f);
+    return readReused(f);
   } catch {
     return undefined;
   }
@@ -88,7 +89,7 @@ function compile(name: string, file: string, text?: string): Unit {
   // latin1: the bundles are ASCII (scripts/finish-dist.mjs), so this is a plain copy, and they
   // are compiled as read (no concatenation V8 would flatten again). `text`: the file's text as a
   // slice of the bundle's (readTogether).
-  const source = text ?? readFileSync(file, 'latin1');
+  const source = text ?? readLatin1(file);
   for (const [f, isAnswered] of [[answeredFile, true], [loadedFile, false]] as const) {
     const cachedData = readOptional(f);
     if (!cachedData) continue;

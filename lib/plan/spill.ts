@@ -1,9 +1,9 @@
 // Spill path allowlist: where `"spill": "path"` (mmap_spill) may write. Relative paths resolve
 // against the .tet file's directory; symlinks and `..` are resolved before the check.
 import { existsSync, mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { TetQueryError } from '../errors';
+import { homeDir, tempDir } from '../user-dirs';
 
 /** `p` with every existing prefix resolved through realpath (the rest appended unchanged). */
 export function canonicalPath(p: string): string {
@@ -25,7 +25,7 @@ export function canonicalPath(p: string): string {
 /** Platform cache/scratch roots, each `…/tetration` (best-effort; may not exist yet). */
 export function platformSpillRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const roots: string[] = [];
-  const home = (() => { try { return homedir(); } catch { return ''; } })();
+  const home = (() => { try { return homeDir(); } catch { return ''; } })();
   if (env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)) roots.push(join(env.XDG_CACHE_HOME, 'tetration'));
   if (home) {
     roots.push(join(home, '.cache', 'tetration'));
@@ -36,7 +36,7 @@ export function platformSpillRoots(env: NodeJS.ProcessEnv = process.env): string
     const v = env[k];
     if (v && isAbsolute(v)) roots.push(join(v, 'tetration'));
   }
-  roots.push(join(tmpdir(), 'tetration'));
+  roots.push(join(tempDir(), 'tetration'));
   return [...new Set(roots)];
 }
 
@@ -69,7 +69,7 @@ export function resolveSpillPath(spill: string, tetPath: string, extraRoots: rea
 
 /** A fresh per-query directory under os.tmpdir()/tetration for temp_spill_materialize. */
 export function makeQueryTempDir(): string {
-  const base = join(tmpdir(), 'tetration');
+  const base = join(tempDir(), 'tetration');
   if (!existsSync(base)) mkdirSync(base, { recursive: true, mode: 0o700 });
   return mkdtempSync(join(base, 'query-'));
 }

@@ -40,8 +40,8 @@ process.dlopen = function (mod, filename, ...rest) {
   return dlopen.call(this, mod, filename, ...rest);
 };
 process.on('exit', () => require('fs').writeSync(2, '\\nLOADED ' + JSON.stringify([...files]) + '\\n'));
-process.argv = [process.argv[0], ${JSON.stringify(CLI)}, ...JSON.parse(process.env.TET_ARGS)];
-require(${JSON.stringify(CLI)});
+process.argv = [process.argv[0], process.env.TET_ENTRY, ...JSON.parse(process.env.TET_ARGS)];
+require(process.env.TET_ENTRY);
 `;
 
 interface Loaded {
@@ -112,12 +112,14 @@ function bundledPackagesRun(file: string, cov: V8Coverage[]): string[] {
   return [...ran];
 }
 
-function loadedBy(args: string[]): Loaded {
+/** What `tet args` loads: dist/cli.cjs run directly, or `entry` (bin/tet.js: with its code cache); `env` added. */
+function loadedBy(args: string[], { entry = CLI, env = {} }: { entry?: string; env?: Record<string, string> } = {}): Loaded {
   const covDir = mkdtempSync(join(tmpdir(), 'tet-startup-cov-'));
   try {
     const r = spawnSync(process.execPath, ['-e', RECORDER], {
       encoding: 'utf8', cwd: ROOT,
-      env: { ...process.env, TET_ARGS: JSON.stringify(args), TET_NO_QUERY_HISTORY: '1', NODE_V8_COVERAGE: covDir, TET_COMPILE_CACHE_DEBUG: '1' },
+      env: { ...process.env, TET_ARGS: JSON.stringify(args), TET_ENTRY: entry, TET_NO_QUERY_HISTORY: '1', NODE_V8_COVERAGE: covDir,
+        TET_COMPILE_CACHE_DEBUG: '1', ...env },
     });
     expect(r.status, r.stderr).toBe(0);
     const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
@@ -161,7 +163,11 @@ describe.skipIf(!existsSync(CLI))('modules loaded at start', () => {
       expect(l.sdk, `${args.join(' ')} loads the SDK`).toBe(false);
       expect(l.modules.has('lib/cli/main.ts')).toBe(true);  // the source maps are there to read
       expect(l.modules.has('lib/cli/format.ts')).toBe(false);
-      for (const m of l.modules) expect(m.startsWith('lib/cli/') || m === 'package.json', m).toBe(true);
+      // besides the CLI's own: the query history's home directory (lib/user-dirs.ts, with
+      // lib/lazy-require.ts and the Module class of lib/loader/node-module.ts), leaves that load
+      // nothing
+      const leaves = ['package.json', 'lib/user-dirs.ts', 'lib/lazy-require.ts', 'lib/loader/node-module.ts'];
+      for (const m of l.modules) expect(m.startsWith('lib/cli/') || leaves.includes(m), m).toBe(true);
     }
   });
 
@@ -192,6 +198,33 @@ describe.skipIf(!existsSync(CLI))('modules loaded at start', () => {
       expect(readFileSync(svg, 'utf8')).toContain('<svg');
     } finally {
       rmSync(svg, { force: true });
+    }
+  });
+});
+
+describe.skipIf(!existsSync(CLI))('builtins loaded at start', () => {
+  // node:module (its ES-module loader and source-map parts) and node:os cost a fresh process
+  // ~0.2-0.3 and ~0.2 ms: the CommonJS builds take Module from the module object
+  // (lib/loader/node-module.ts) and the home and temporary directories from the environment
+  // (lib/user-dirs.ts), with the code cache, the query history and the SDK all in play.
+  it('tet query -x and tet info through bin/tet.js require neither node:module nor node:os', () => {
+    const home = mkdtempSync(join(tmpdir(), 'tet-startup-home-'));
+    try {
+      const env = { HOME: home, XDG_CACHE_HOME: '', TET_NO_QUERY_HISTORY: '0', TET_COMPILE_CACHE_DIR: join(home, 'cc') };
+      const entry = join(ROOT, 'bin/tet.js');
+      for (const args of [['query', '{"dataset":"temperature","mean":[]}', '-t', SAMPLE, '-x', '--format', 'quiet'], ['info', SAMPLE]]) {
+        for (let run = 0; run < 2; run++) {  // writing the code caches, then reading them
+          const l = loadedBy(args, { entry, env });
+          expect(l.sdk).toBe(true);
+          expect(l.builtins.has('module'), `${args[0]} run ${run}`).toBe(false);
+          expect(l.builtins.has('os'), `${args[0]} run ${run}`).toBe(false);
+        }
+      }
+      // the history went where os.homedir() says
+      expect(readFileSync(join(home, '.cache', 'tetration', 'query_history.jsonl'), 'utf8')).toContain('"temperature"');
+      expect(readdirSync(join(home, 'cc')).some((d) => d.startsWith('cli-'))).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });
