@@ -13,30 +13,42 @@ const SCRATCH = Symbol.for('tetration.loader.readBuffer');
 type Holder = Record<symbol, Buffer | undefined>;
 
 /**
- * The bytes of `file` as a view of the shared read buffer, valid until the next readReused call
- * (copy what must outlive it). Throws what openSync / readSync throw.
+ * The bytes of `files`, one after the other, as a view of the shared read buffer, with each
+ * file's size; valid until the next read (copy what must outlive it). Throws what openSync /
+ * readSync throw.
  */
-export function readReused(file: string): Buffer {
+export function readFilesReused(files: readonly string[]): { bytes: Buffer; sizes: number[] } {
   const holder = globalThis as unknown as Holder;
-  let buf = holder[SCRATCH] ?? Buffer.allocUnsafeSlow(256 << 10);
+  let buf = holder[SCRATCH] ?? Buffer.allocUnsafeSlow(1 << 20);
   holder[SCRATCH] = buf;
-  const fd = openSync(file, 'r');
-  try {
-    let at = 0;
-    for (;;) {
-      if (at === buf.length) {
-        // grown to twice the size, the bytes so far kept (fresh memory touched only as read into)
-        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
-        buf.copy(bigger, 0, 0, at);
-        holder[SCRATCH] = buf = bigger;
+  let at = 0;
+  const sizes: number[] = [];
+  for (const file of files) {
+    const start = at;
+    const fd = openSync(file, 'r');
+    try {
+      for (;;) {
+        if (at === buf.length) {
+          // grown to twice the size, the bytes so far kept (fresh memory touched only as read into)
+          const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+          buf.copy(bigger, 0, 0, at);
+          holder[SCRATCH] = buf = bigger;
+        }
+        const n = readSync(fd, buf, at, buf.length - at, null);
+        if (n === 0) break;
+        at += n;
       }
-      const n = readSync(fd, buf, at, buf.length - at, null);
-      if (n === 0) return buf.subarray(0, at);
-      at += n;
+    } finally {
+      closeSync(fd);
     }
-  } finally {
-    closeSync(fd);
+    sizes.push(at - start);
   }
+  return { bytes: buf.subarray(0, at), sizes };
+}
+
+/** The bytes of `file` as a view of the shared read buffer, valid until the next read. */
+export function readReused(file: string): Buffer {
+  return readFilesReused([file]).bytes;
 }
 
 /** The text of an ASCII file (the package's bundles: scripts/finish-dist.mjs checks) as latin1. */

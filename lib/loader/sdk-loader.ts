@@ -17,7 +17,7 @@
 // by itself (then a fresh one replaces it). TET_NO_COMPILE_CACHE=1: compiled from source, no
 // cache read or written.
 // Named imports, no __toESM copies of the builtins (lib/loader/cache-dir.ts).
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Module } from 'node:module';
 import { basename, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -25,7 +25,7 @@ import { compileCacheDebug, compileCacheDir, compileCacheOff, pruneCacheDir, wri
 import type { LoaderHooks } from './hooks';
 import { moduleFor, moduleInternals } from './module';
 import { SDK_PARTS } from './parts';
-import { readLatin1, readReused } from './read-file';
+import { readFilesReused, readLatin1, readReused } from './read-file';
 
 // `sdk=<hash>;<part>=<hash>...`: replaced by scripts/finish-dist.mjs.
 const BUNDLE_HASHES = '__TET_BUNDLE_HASHES__';
@@ -182,34 +182,19 @@ const partFile = (name: string) => join(__dirname, `sdk-part-${name}.cjs`);
  */
 function readTogether(bundle: string, names: string[]): string | undefined {
   try {
-    // [part name ('' for the bundle), file, size]; a missing part is left to compile() to report
-    const files = [['', bundle], ...names.map((n) => [n, partFile(n)]).filter(([, f]) => existsSync(f))]
-      .map(([name, f]) => ({ name, f, size: statSync(f).size }));
-    // One buffer for all (no copy of each file's bytes into a concatenation: fresh memory is dear).
-    const buf = Buffer.allocUnsafeSlow(files.reduce((n, x) => n + x.size, 0));
+    // [part name ('' for the bundle), file]; a missing part is left to compile() to report
+    const files = [['', bundle], ...names.map((n) => [n, partFile(n)]).filter(([, f]) => existsSync(f))];
+    // One buffer for all, the loaders' reused one (read-file.ts: fresh memory is dear)
+    const { bytes, sizes } = readFilesReused(files.map(([, f]) => f));
+    const all = bytes.toString('latin1');
     let at = 0;
-    for (const { f, size } of files) {
-      const fd = openSync(f, 'r');
-      try {
-        for (let got = 0; got < size;) {
-          const n = readSync(fd, buf, at + got, size - got, got);
-          if (n === 0) throw new Error(`tetration: ${f} changed while it was read`);
-          got += n;
-        }
-      } finally {
-        closeSync(fd);
-      }
-      at += size;
-    }
-    const all = buf.toString('latin1');
-    at = 0;
     let bundleText = '';
-    for (const { name, size } of files) {
-      const text = all.slice(at, at + size);
+    files.forEach(([name], i) => {
+      const text = all.slice(at, at + sizes[i]);
       if (name) partTexts.set(name, text);
       else bundleText = text;
-      at += size;
-    }
+      at += sizes[i];
+    });
     return bundleText;
   } catch {
     partTexts.clear();
