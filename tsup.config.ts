@@ -119,12 +119,13 @@ const partsShareTheBundle: Plugin = {
   },
 };
 
-// Chunks of earlier split CLI builds (dist/cli-*.cjs) and the SDK's parts (scripts/finish-dist.mjs
-// wraps them in place) carry hashes in their names: remove them when this config loads, or they
-// would pile up (tsup's own `clean` would empty all of dist/).
+// Chunks of earlier split CLI builds (dist/cli-*.cjs), the SDK's parts (scripts/finish-dist.mjs
+// wraps them in place) and the ES build's chunks (dist/*.mjs: its dynamic imports are split out)
+// carry hashes in their names: remove them when this config loads, or they would pile up and be
+// packed (tsup's own `clean` would empty all of dist/).
 rmSync('dist/cli', { recursive: true, force: true });  // where earlier builds put them
 for (const f of existsSync('dist') ? readdirSync('dist') : []) {
-  if (/^(cli-|sdk-part-).+\.cjs(\.map)?$/.test(f)) rmSync(`dist/${f}`, { force: true });
+  if (/^(cli-|sdk-part-).+\.cjs(\.map)?$/.test(f) || /\.mjs(\.map)?$/.test(f)) rmSync(`dist/${f}`, { force: true });
 }
 
 export default defineConfig([
