@@ -13,6 +13,36 @@ import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 import { tempDir } from '../user-dirs';
 
+/** A 32-bit FNV-1a hash of `text`, 8 hex digits: cache names. */
+export function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+// Options that name code to run (a script, a preload, a loader), not how V8 compiles it: left out
+// of optionsTag, with their value where it is the next word.
+const CODE_OPTION = /^(?:-[epr]|-pe|-ep|--(?:eval|print|require|import|loader|experimental-loader))$/;
+const CODE_OPTION_WITH_VALUE = /^--(?:eval|print|require|import|loader|experimental-loader)=/;
+
+/**
+ * '' for a process started without Node options (besides those naming code to run: -e, -r,
+ * --import, ...), else `-f<hash>` of them (its command line's and NODE_OPTIONS'), for the names of
+ * its caches. V8 rejects a code cache made under other V8 flags, so processes started with
+ * different options (`--expose-gc`, `--max-old-space-size=N`, a test runner's) each rejected the
+ * cache the other had written and wrote their own over it, at every start; each set of options
+ * has caches of its own now.
+ */
+export function optionsTag(): string {
+  const words = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((w) => w !== '')];
+  const kept: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (CODE_OPTION.test(words[i])) i++;  // and its value
+    else if (!CODE_OPTION_WITH_VALUE.test(words[i])) kept.push(words[i]);
+  }
+  return kept.length === 0 ? '' : `-f${fnv1a(kept.join('\0'))}`;
+}
+
 /** Whether code caches are turned off (TET_NO_COMPILE_CACHE set, not "0"). */
 export function compileCacheOff(): boolean {
   const v = process.env.TET_NO_COMPILE_CACHE;

@@ -5,7 +5,7 @@
 // through vm.Script with cachedData; a module whose cache is missing or rejected gets a fresh one
 // written at exit (after the command ran, so the functions it compiled lazily are in it too:
 // node's own module.enableCompileCache() keeps only what was compiled eagerly, measured slower for
-// `tet info` on Node 22 and 24), atomically (write + rename), into <cache dir>/cli-<arch>-<v8>/.
+// `tet info` on Node 22 and 24), atomically (write + rename), into <cache dir>/cli-<arch>-<v8>[-f<options hash>]/ (cache-dir.ts optionsTag).
 // Each command word (`tet info`, `tet query`, ...) has caches of its own: the first run of a
 // command writes the functions that command compiled, not whatever an earlier `tet --version`
 // happened to compile.
@@ -26,7 +26,7 @@ import { statSync } from 'node:fs';
 import { Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { compileCacheDir, compileCacheOff, pruneCacheDir, writeCacheFile } from './cache-dir';
+import { compileCacheDir, compileCacheOff, fnv1a, optionsTag, pruneCacheDir, writeCacheFile } from './cache-dir';
 import { moduleFor, moduleInternals } from './module';
 import { readLatin1, readReused } from './read-file';
 
@@ -35,15 +35,9 @@ export const DYNAMIC_IMPORT = /(?<![\w$.])import\s*\(/;
 /** The package's files beside this one that are built without an import() (finish-dist checks). */
 export const IMPORT_FREE: readonly string[] = ['cli.cjs', 'index.cjs'];
 // A cache entry (`<path hash>-<size>-<mtime>-<command>.v8`: the path hash and the command are
-// groups 1 and 2) and a directory of them (`cli-<arch>-<V8 version>`).
+// groups 1 and 2) and a directory of them (`cli-<arch>-<V8 version>[-f<options hash>]`).
 const ENTRY = /^([0-9a-f]{8})-\d+-\d+-([a-z]{2,12})\.v8$/;
-const CLI_DIR = /^cli-[a-z0-9]+-\d+\.\d+\.\d+\.\d+(?:-node\.\d+)?$/;
-
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
-}
+const CLI_DIR = /^cli-[a-z0-9]+-\d+\.\d+\.\d+\.\d+(?:-node\.\d+)?(?:-f[0-9a-f]{8})?$/;
 
 type CompileFn = (this: Module, content: string, filename: string, ...rest: unknown[]) => unknown;
 interface ModuleInternals {
@@ -65,7 +59,7 @@ export function enable(): 'vm' | 'off' {
   const M = Module as unknown as ModuleInternals;
   const compile = M.prototype._compile;
   if (typeof M.wrap !== 'function' || typeof compile !== 'function') return 'off';
-  const dir = compileCacheDir(`cli-${process.arch}-${process.versions.v8}`);
+  const dir = compileCacheDir(`cli-${process.arch}-${process.versions.v8}${optionsTag()}`);
   if (!dir) return 'off';
   const fresh: [string, Script][] = [];  // [cache file, script] of the modules compiled without a usable cache
   // the command word the caches belong to (a plain lower-case word; options and paths: 'none')

@@ -21,7 +21,7 @@ import { existsSync } from 'node:fs';
 import { Module } from 'node:module';
 import { basename, join } from 'node:path';
 import { Script } from 'node:vm';
-import { compileCacheDebug, compileCacheDir, compileCacheOff, pruneCacheDir, writeCacheFile } from './cache-dir';
+import { compileCacheDebug, compileCacheDir, compileCacheOff, optionsTag, pruneCacheDir, writeCacheFile } from './cache-dir';
 import type { LoaderHooks } from './hooks';
 import { moduleFor, moduleInternals } from './module';
 import { SDK_PARTS } from './parts';
@@ -84,7 +84,7 @@ function compile(name: string, file: string, text?: string): Unit {
   if (off) debug('off');
   else if (!dir) debug('no-dir');
   const hash = hashes.get(name);
-  const stem = dir && hash ? join(dir, `${name}-${hash}-${process.version}-${process.arch}`) : null;
+  const stem = dir && hash ? join(dir, `${name}-${hash}-${process.version}-${process.arch}${optionsTag()}`) : null;
   const answeredFile = stem && `${stem}.answered.v8cache`, loadedFile = stem && `${stem}.loaded.v8cache`;
   // latin1: the bundles are ASCII (scripts/finish-dist.mjs), so this is a plain copy, and they
   // are compiled as read (no concatenation V8 would flatten again). `text`: the file's text as a
@@ -127,8 +127,8 @@ function cachedData(u: Unit): Buffer {
   return u.script.createCachedData();
 }
 
-/** A cache file of this loader's: `<name>-<hash>-<node version>-<arch>.<answered|loaded>.v8cache`. */
-const CACHE_FILE = /^[a-z][a-z0-9]*-[0-9a-f]+-v\d+\.\d+\.\d+-[a-z0-9]+\.(?:answered|loaded)\.v8cache$/;
+/** A cache file of this loader's: `<name>-<hash>-<node version>-<arch>[-f<options hash>].<answered|loaded>.v8cache`. */
+const CACHE_FILE = /^[a-z][a-z0-9]*-[0-9a-f]+-v\d+\.\d+\.\d+-[a-z0-9]+(?:-f[0-9a-f]{8})?\.(?:answered|loaded)\.v8cache$/;
 let tidied = false;
 
 /**

@@ -36,8 +36,8 @@ const t = require(${JSON.stringify(dist)});
 })();
 `;
 
-function child(env: Record<string, string>, doc?: object) {
-  const r = spawnSync(process.execPath, ['-e', CHILD, file, ...(doc ? [JSON.stringify(doc)] : [])],
+function child(env: Record<string, string>, doc?: object, nodeOptions: string[] = []) {
+  const r = spawnSync(process.execPath, [...nodeOptions, '-e', CHILD, file, ...(doc ? [JSON.stringify(doc)] : [])],
     { encoding: 'utf8', env: { ...process.env, TET_COMPILE_CACHE_DEBUG: '1', ...env } });
   expect(r.status, r.stderr).toBe(0);
   const lines = r.stderr.split('\n').filter((l) => l.startsWith('tetration: code cache ')).map((l) => l.slice('tetration: code cache '.length));
@@ -120,6 +120,24 @@ describe('the code cache of dist/index.cjs', () => {
       const again = child({ TET_COMPILE_CACHE_DIR: dir });
       expect([again.events, again.validate]).toEqual([['accepted answered'], ['accepted answered']]);
     }
+  });
+
+  it('processes started with other V8 flags keep caches of their own instead of rejecting and rewriting each other\'s', () => {
+    const dir = join(work, 'c-flags');
+    const plain = () => child({ TET_COMPILE_CACHE_DIR: dir });
+    const gc = () => child({ TET_COMPILE_CACHE_DIR: dir }, undefined, ['--expose-gc']);
+    expect(plain().events).toEqual(['none', 'written answered']);
+    // V8 would reject the plain process's cache under --expose-gc: it has its own
+    expect(gc().events).toEqual(['none', 'written answered']);
+    for (let i = 0; i < 2; i++) {
+      expect(plain().events).toEqual(['accepted answered']);
+      const g = gc();
+      expect(g.events).toEqual(['accepted answered']);
+      expect(g.out.mean).toBeCloseTo(wantMean, 9);
+    }
+    const names = cacheFiles(dir).filter((f) => f.startsWith('sdk-'));
+    expect(names).toHaveLength(2);
+    expect(names.filter((f) => /-f[0-9a-f]{8}\.answered\.v8cache$/.test(f))).toHaveLength(1);
   });
 
   it('a process that answers nothing writes the load-time cache at exit; one that answers adds its own', () => {

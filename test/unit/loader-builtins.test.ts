@@ -1,7 +1,8 @@
 // The start-up helpers that stand in for node:os and node:module (docs/performance.md "CLI
 // start-up"): lib/user-dirs.ts answers what os.homedir() and os.tmpdir() answer, and the CommonJS
 // builds' lib/loader/node-module.ts gives Node's Module class (from the module object, else from
-// the builtin); lib/loader/read-file.ts reads files whole through one reused buffer.
+// the builtin); lib/loader/read-file.ts reads files whole through one reused buffer; the code
+// caches' names carry the process's Node options (lib/loader/cache-dir.ts optionsTag).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import * as os from 'node:os';
@@ -10,6 +11,7 @@ import { Script } from 'node:vm';
 import ts from 'typescript';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { optionsTag } from '../../lib/loader/cache-dir';
 import { readLatin1, readReused } from '../../lib/loader/read-file';
 import { homeDir, tempDir } from '../../lib/user-dirs';
 import { ROOT } from '../support/paths';
@@ -99,5 +101,32 @@ describe('lib/loader/read-file.ts', () => {
       expect(readLatin1(f)).toBe(bytes.toString('latin1'));
     }
     expect(() => readReused(join(dir, 'missing'))).toThrow(/ENOENT/);
+  });
+});
+
+describe('optionsTag: the Node options in the code caches\' names', () => {
+  const tagWith = (execArgv: string[], nodeOptions?: string) => {
+    const saved = process.execArgv;
+    process.execArgv = execArgv;
+    try {
+      return withEnv({ NODE_OPTIONS: nodeOptions }, optionsTag);
+    } finally {
+      process.execArgv = saved;
+    }
+  };
+  it('none, or only options that name code to run: no tag (the caches every plain process shares)', () => {
+    expect(tagWith([])).toBe('');
+    expect(tagWith(['-e', 'const x = 1'])).toBe('');
+    expect(tagWith(['-r', './a.js', '--require=./b.js', '--import', './c.mjs', '-p', '1'], '--require ./d.js')).toBe('');
+    expect(tagWith([], '')).toBe('');
+  });
+  it('any other option: a tag of its own, the same for the same options wherever they are given', () => {
+    const gc = tagWith(['--expose-gc']);
+    expect(gc).toMatch(/^-f[0-9a-f]{8}$/);
+    expect(tagWith(['--expose-gc', '-e', '0'])).toBe(gc);
+    expect(tagWith([], '--expose-gc')).toBe(gc);
+    expect(tagWith(['-r', './a.js', '--expose-gc'])).toBe(gc);
+    expect(tagWith(['--max-old-space-size=100'])).not.toBe(gc);
+    expect(tagWith(['--expose-gc', '--max-old-space-size=100'])).not.toBe(gc);
   });
 });
