@@ -23,7 +23,7 @@
 // require('tetration') never patches the module loader (the SDK bundle's own cache is
 // dist/index.cjs's: sdk-loader.ts).
 import { statSync } from 'node:fs';
-import { Module } from 'node:module';
+import type { Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { compileCacheDir, compileCacheOff, fnv1a, optionsTag, pruneCacheDir, writeCacheFile } from './cache-dir';
@@ -39,16 +39,7 @@ export const IMPORT_FREE: readonly string[] = ['cli.cjs', 'index.cjs'];
 const ENTRY = /^([0-9a-f]{8})-\d+-\d+-([a-z]{2,12})\.v8$/;
 const CLI_DIR = /^cli-[a-z0-9]+-\d+\.\d+\.\d+\.\d+(?:-node\.\d+)?(?:-f[0-9a-f]{8})?$/;
 
-type CompileFn = (this: Module, content: string, filename: string, ...rest: unknown[]) => unknown;
-interface ModuleInternals {
-  wrap?: (script: string) => string;
-  prototype: { _compile?: CompileFn };
-  _resolveFilename(request: string, parent: Module, isMain: boolean, options?: unknown): string;
-  _resolveLookupPaths(request: string, parent: Module): string[] | null;
-  _extensions: unknown;
-  _cache: unknown;
-}
-type LoadableModule = Module & { _compile: CompileFn };
+type LoadableModule = Module & { _compile: (content: string, filename: string) => unknown };
 type LocalRequire = ((id: string) => unknown) & {
   resolve?: unknown; main?: unknown; extensions?: unknown; cache?: unknown;
 };
@@ -56,7 +47,7 @@ type LocalRequire = ((id: string) => unknown) & {
 /** Turns the CLI's code cache on: 'vm' when on, 'off' when turned off or not possible here. */
 export function enable(): 'vm' | 'off' {
   if (compileCacheOff()) return 'off';
-  const M = Module as unknown as ModuleInternals;
+  const M = moduleInternals;
   const compile = M.prototype._compile;
   if (typeof M.wrap !== 'function' || typeof compile !== 'function') return 'off';
   const dir = compileCacheDir(`cli-${process.arch}-${process.versions.v8}${optionsTag()}`);

@@ -4,10 +4,17 @@
 import { Module } from 'node:module';
 import { dirname } from 'node:path';
 
-/** The loader internals of Node's Module that the package's loaders use. */
-export const moduleInternals = Module as typeof Module & {
+type CompileFn = (this: Module, content: string, filename: string, ...rest: unknown[]) => unknown;
+
+/** The loader internals of Node's Module that the package's loaders use (compile-cache.ts checks the optional ones). */
+export const moduleInternals = Module as unknown as typeof Module & {
   _nodeModulePaths(dir: string): string[];
   _cache: Record<string, Module>;
+  wrap?: (script: string) => string;
+  prototype: { _compile?: CompileFn };
+  _resolveFilename(request: string, parent: Module, isMain: boolean, options?: unknown): string;
+  _resolveLookupPaths(request: string, parent: Module): string[] | null;
+  _extensions: unknown;
 };
 
 /** A fresh Module for `file`, a child of `parent`; not registered in the module cache. */

@@ -61,6 +61,8 @@ interface Unit {
 
 const off = compileCacheOff() || BUNDLE_HASHES.startsWith('__');
 const dir = off ? null : compileCacheDir();
+// this process's Node options in its caches' names (cache-dir.ts optionsTag)
+const tag = dir ? optionsTag() : '';
 const units: Unit[] = [];
 let answered = false;
 
@@ -84,7 +86,7 @@ function compile(name: string, file: string, text?: string): Unit {
   if (off) debug('off');
   else if (!dir) debug('no-dir');
   const hash = hashes.get(name);
-  const stem = dir && hash ? join(dir, `${name}-${hash}-${process.version}-${process.arch}${optionsTag()}`) : null;
+  const stem = dir && hash ? join(dir, `${name}-${hash}-${process.version}-${process.arch}${tag}`) : null;
   const answeredFile = stem && `${stem}.answered.v8cache`, loadedFile = stem && `${stem}.loaded.v8cache`;
   // latin1: the bundles are ASCII (scripts/finish-dist.mjs), so this is a plain copy, and they
   // are compiled as read (no concatenation V8 would flatten again). `text`: the file's text as a
