@@ -118,6 +118,15 @@ function docs(): object[] {
   out.push({ dataset: 'x', selection: [{ start: 3, step: 2 }, { start: 1, stop: 200, step: 3 }], median: [1] });
   out.push({ dataset: 'x', selection: [{}, { stop: 40 }], covariance: { axis: 0 } });
   out.push({ dataset: 'x', selection: [{ stop: 30 }, {}], correlation: { axis: 1 } });
+  // Index lists (each crossing the tile edge at 500 / 280), alone and beside a box on the other axis.
+  const rows = { indices: [0, 3, 4, 99, 499, 500, 501, 577, 599] }, cols = { indices: [1, 2, 279, 280, 281, 299] };
+  for (const op of ['sum', 'mean', 'min', 'max', 'var', 'arg_max', 'median']) {
+    for (const axes of [[], [0], [1]]) out.push({ dataset: 'x', selection: [rows, { start: 5, stop: 290, step: 2 }], [op]: axes });
+    out.push({ dataset: 'x', selection: [{ start: 10, stop: 560 }, cols], [op]: [0] });
+    out.push({ dataset: 'x', selection: [rows, cols], [op]: [] });
+  }
+  out.push({ dataset: 'x', selection: [rows, cols], histogram: { bins: 6, axes: [1] } });
+  out.push({ dataset: 'x', selection: [rows, {}], covariance: { axis: 0 } });
   return out;
 }
 
