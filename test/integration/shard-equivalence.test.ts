@@ -182,6 +182,30 @@ describe('shard equivalence: every op x every dtype x k shards = the unsharded r
   }, 120_000);
 });
 
+describe('sharded index lists against values computed here', () => {
+  it('i32: sum, max and median of rows x columns index lists over k shards equal the values summed in JS', async () => {
+    const path = join(dir, 'idx-i32.tet');
+    await makeFile(path, 'i32');
+    const data = values('i32', SHAPE[0] * SHAPE[1]) as Int32Array;
+    const rows = [0, 3, 4, 99, 499, 500, 501, 577, 599], cols = [1, 2, 279, 280, 281, 299];
+    const picked = rows.flatMap((r) => cols.map((c) => data[r * SHAPE[1] + c])).sort((a, b) => a - b);
+    const selection = [{ indices: rows }, { indices: cols }];
+    const file = await open(path);
+    try {
+      for (const k of KS) {
+        const sum = (await sharded(file, { dataset: 'x', selection, sum: [] }, k)).execution;
+        expect(Number(sum?.operation_sum)).toBe(picked.reduce((a, b) => a + b, 0));
+        const max = (await sharded(file, { dataset: 'x', selection, max: [] }, k)).execution;
+        expect(Number(max?.operation_max)).toBe(picked[picked.length - 1]);
+        const med = (await sharded(file, { dataset: 'x', selection, median: [] }, k)).execution;
+        expect(Number(med?.operation_median)).toBe((picked[picked.length / 2 - 1] + picked[picked.length / 2]) / 2);
+      }
+    } finally {
+      file.close();
+    }
+  });
+});
+
 /** Tier-C docs on dataset d: scalar and per-axis forms, q in {0, 0.3, 1}, histograms with and without a range. */
 function tierCDocs(d: string): object[] {
   const out: object[] = [];
