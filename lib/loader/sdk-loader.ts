@@ -106,8 +106,6 @@ function compile(name: string, file: string, text?: string): Unit {
   return { script: new Script(source, { filename: file }), answeredFile, loadedFile, debug };
 }
 
-/** A CommonJS module for dist/`file`, resolving packages from dist/ as a required file would. */
-
 /** Runs a compiled file's wrapper as the CommonJS module `mod`; its caches are written later. */
 function run(unit: Unit, mod: Module, file: string): void {
   const wrapper = unit.script.runInThisContext({ displayErrors: true }) as BundleWrapper;
